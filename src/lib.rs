@@ -1,0 +1,35 @@
+//! A SimSpark-compatible RoboCup 3D soccer simulator.
+//!
+//! # Data flow
+//!
+//! ```text
+//! TCP bytes ─► net::framing ─► sexp::parse ─► command::Command ─┐
+//!                                                               ▼
+//!     monitor commands ─► monitor::command ─► sim::cycle::Simulation::step
+//!                                                  │  physics (sim::world, rapier3d)
+//!                                                  │  referee (rules)
+//!                                                  ▼
+//!                         perception ─► per-agent frames ─► net ─► agents
+//!                         sim::snapshot ─► monitor (per-consumer deltas) / match log
+//! ```
+//!
+//! # Module map
+//!
+//! * [`config`]: one `Config` with every default documented; RON loading.
+//! * [`net`]: length-prefixed framing, the agent and monitor accept loops.
+//! * [`sexp`]: the S-expression tree, its parser (sfsexp rules) and printer.
+//! * [`command`]: agent effectors decoded into typed commands.
+//! * [`sim`]: the rapier3d world, robot models and scenes, and the cycle.
+//! * [`rules`]: the referee as plain functions of state, facts and time.
+//! * [`perception`]: perceptors: world snapshot + rng -> percept text.
+//! * [`monitor`]: monitor frames, monitor commands and the match log.
+#![warn(missing_docs)]
+
+pub mod command;
+pub mod config;
+pub mod monitor;
+pub mod net;
+pub mod perception;
+pub mod rules;
+pub mod sexp;
+pub mod sim;

@@ -1,0 +1,5 @@
+//! The simulated world: robot models and scene files, the rapier3d world,
+//! the per-cycle step, and the read-only snapshot handed to perception,
+//! monitors and the log.
+
+pub mod snapshot;
