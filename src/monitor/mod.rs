@@ -1,1 +1,34 @@
-//! Placeholder.
+//! Monitors (RoboViz and trainer scripts on port 3200) and the match log.
+//!
+//! This module owns everything a consumer of the world picture sees:
+//!
+//! * [`frame`]: full states and per-consumer deltas built from a
+//!   [`WorldSnapshot`](crate::sim::snapshot::WorldSnapshot) (pure; no I/O);
+//! * [`command`]: monitor commands decoded from frame bytes (pure);
+//! * [`server`]: the TCP fan-out. Each connection follows a `watch`
+//!   channel of snapshots and builds its own deltas, so a slow monitor only
+//!   skips snapshots and never stalls the simulation or other monitors;
+//! * [`log`]: the match log on its own thread, one frame per line;
+//! * [`client`]: a light monitor client for scripts and tests.
+//!
+//! It must not touch the physics world or the referee: commands are handed
+//! to the simulation as [`MonitorRequest`]s and carried out there.
+
+pub mod client;
+pub mod command;
+pub mod config;
+pub mod frame;
+pub mod log;
+pub mod number;
+pub mod server;
+pub mod sexp;
+
+pub use command::{
+    parse_commands, IgnoredCommand, MonitorCommand, MonitorCommandError, RobotRef, Selection,
+};
+pub use config::{FieldParams, MonitorConfig};
+pub use frame::{ConsumerState, FrameBuilder, FrameKind};
+pub use log::{LogError, LogHandle, LogStats, LogWriter, MatchSummary};
+pub use server::{serve, MonitorRequest};
+
+

@@ -4,3 +4,5 @@
 //! does I/O.
 
 pub mod format;
+pub mod hear;
+pub mod vision;

@@ -2,9 +2,22 @@
 //! fouls, as plain functions of (game state, world facts, time).
 //!
 //! This module must not touch sockets or the physics engine: the simulation
-//! gathers [`facts`](self) from the world, calls the referee once per cycle
+//! gathers [`WorldFacts`] from the world, calls the referee once per cycle
 //! after physics, and carries out the decisions it returns.
 
 mod playmode;
+pub mod teams;
 
 pub use playmode::{PlayMode, Side};
+mod config;
+pub mod facts;
+mod fouls;
+mod geometry;
+mod placement;
+mod referee;
+
+pub use config::{RulesConfig, RulesError};
+pub use facts::{Decision, RobotContact, RobotFacts, RobotId, WorldFacts};
+pub use fouls::{FoulKind, FoulRecord};
+pub use geometry::Rect;
+pub use referee::{kick_off_mode, Referee, Touch};

@@ -3,3 +3,8 @@
 //! monitors and the log.
 
 pub mod snapshot;
+pub mod model;
+pub mod scene;
+pub mod world;
+pub mod cycle;
+pub mod driver;

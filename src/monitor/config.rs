@@ -1,0 +1,168 @@
+//! The `monitor:` section of `conf/server.ron`: monitor cadence, the match
+//! log, per-monitor limits, access control and the field values announced
+//! to monitors in the environment predicates.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+/// Monitor port, match log and field settings (`monitor:` in
+/// `conf/server.ron`). Every field documents its default; a missing field
+/// takes it, an unknown field is an error.
+#[derive(Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MonitorConfig {
+    /// Cycles between two monitor messages. Default **2** (0.04 s at 50 Hz,
+    /// the reference's `$monitorStep`); 1 sends a message every cycle.
+    pub monitor_step: u32,
+    /// Match log path. Default **none** (no log, as in the reference). A
+    /// path ending in `.gz` implies [`log_compress`](Self::log_compress).
+    pub log: Option<PathBuf>,
+    /// Cycles between two log lines. Default **10** (0.2 s, the
+    /// reference's `$monitorLoggerStep`); 2 (0.04 s) gives smoother replays.
+    pub log_step: u32,
+    /// A log line is a full state when more than this many seconds of
+    /// simulated time have passed since the last full state. Default **3.0**
+    /// (log-format.md §4.2).
+    pub log_full_state_secs: f32,
+    /// Write the log as a gzip stream (log-format.md §5.1). `.gz` is
+    /// appended to the path when missing, so RoboViz recognises it.
+    /// Default **false**.
+    pub log_compress: bool,
+    /// Where to write the end-of-match results summary, in addition to
+    /// stdout. Default **none**.
+    pub summary_path: Option<PathBuf>,
+    /// Frames that may wait for a slow monitor's socket. When they are
+    /// all pending, that monitor skips snapshots (later deltas are built
+    /// against what it really received, so nothing is lost but
+    /// smoothness). Default **2**; values below 1 are treated as 1.
+    pub queue_frames: usize,
+    /// Close a monitor whose outbound queue has stayed full for this many
+    /// wall-clock seconds. Default **0.0** = never: some clients connect
+    /// only to send commands and never read (FCPCodebase scripts).
+    pub stall_timeout_secs: f32,
+    /// Largest accepted inbound (command) frame in bytes; a larger length
+    /// prefix closes that connection. Default **65536**.
+    pub max_command_frame: usize,
+    /// Most monitors connected at once; further connections are closed at
+    /// once with a log line. Default **64**.
+    pub max_monitors: usize,
+    /// Refuse every state-changing command on the monitor port (with a log
+    /// line); monitors can still watch and send `(reqfullstate)`. Default
+    /// **false** (the reference accepts every command).
+    pub read_only: bool,
+    /// When set, state-changing commands are accepted only on connections
+    /// that first sent `(auth SECRET)` with this value. Default **none**
+    /// (RoboViz cannot authenticate, so it becomes read-only when set).
+    pub trainer_secret: Option<String>,
+    /// Field values announced in the environment predicates.
+    pub field: FieldParams,
+}
+
+impl Default for MonitorConfig {
+    fn default() -> Self {
+        MonitorConfig {
+            monitor_step: 2,
+            log: None,
+            log_step: 10,
+            log_full_state_secs: 3.0,
+            log_compress: false,
+            summary_path: None,
+            queue_frames: 2,
+            stall_timeout_secs: 0.0,
+            max_command_frame: 64 * 1024,
+            max_monitors: 64,
+            read_only: false,
+            trainer_secret: None,
+            field: FieldParams::default(),
+        }
+    }
+}
+
+/// The values of the environment predicates (monitor-protocol.md §3.1) and
+/// the sizes used to build the static scene. Defaults are the stock 0.7.1
+/// values (30 × 20 m field).
+#[derive(Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FieldParams {
+    /// `FieldLength`, metres. Default **30**.
+    pub field_length: f32,
+    /// `FieldWidth`, metres. Default **20**.
+    pub field_width: f32,
+    /// `FieldHeight`, metres. Default **40**.
+    pub field_height: f32,
+    /// `GoalWidth`, metres. Default **2.1**.
+    pub goal_width: f32,
+    /// `GoalDepth`, metres. Default **0.6**.
+    pub goal_depth: f32,
+    /// `GoalHeight`, metres. Default **0.8**.
+    pub goal_height: f32,
+    /// `BorderSize`, metres. Default **0**.
+    pub border_size: f32,
+    /// `FreeKickDistance`, metres (RoboViz's centre-circle radius).
+    /// Default **2**.
+    pub free_kick_distance: f32,
+    /// `WaitBeforeKickOff`, seconds. Default **30**.
+    pub wait_before_kick_off: f32,
+    /// `AgentRadius`, metres. Default **0.4**.
+    pub agent_radius: f32,
+    /// `BallRadius`, metres. Default **0.042**.
+    pub ball_radius: f32,
+    /// `BallMass`, kg. Default **0.026**.
+    pub ball_mass: f32,
+    /// `RuleGoalPauseTime`, seconds. Default **3**.
+    pub rule_goal_pause_time: f32,
+    /// `RuleKickInPauseTime`, seconds. Default **1**.
+    pub rule_kick_in_pause_time: f32,
+    /// `RuleHalfTime`, seconds. Default **300**.
+    pub rule_half_time: f32,
+    /// `GoalieAreaLength` (= the referee's penalty-area length), sent only
+    /// when set. Default **none** (RoboViz then draws 1.8 m).
+    pub goalie_area_length: Option<f32>,
+    /// `GoalieAreaWidth` (= penalty-area width + goal width), sent only
+    /// when set. Default **none** (RoboViz then draws 6.0 m).
+    pub goalie_area_width: Option<f32>,
+}
+
+impl Default for FieldParams {
+    fn default() -> Self {
+        FieldParams {
+            field_length: 30.0,
+            field_width: 20.0,
+            field_height: 40.0,
+            goal_width: 2.1,
+            goal_depth: 0.6,
+            goal_height: 0.8,
+            border_size: 0.0,
+            free_kick_distance: 2.0,
+            wait_before_kick_off: 30.0,
+            agent_radius: 0.4,
+            ball_radius: 0.042,
+            ball_mass: 0.026,
+            rule_goal_pause_time: 3.0,
+            rule_kick_in_pause_time: 1.0,
+            rule_half_time: 300.0,
+            goalie_area_length: None,
+            goalie_area_width: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ron_section_takes_defaults_and_rejects_unknown_fields() {
+        let cfg: MonitorConfig = ron::from_str("(monitor_step: 1, read_only: true)").unwrap();
+        assert_eq!(cfg.monitor_step, 1);
+        assert!(cfg.read_only);
+        assert_eq!(cfg.log_step, 10);
+        assert_eq!(cfg.field, FieldParams::default());
+        let cfg: MonitorConfig =
+            ron::from_str("(log: Some(\"m.log.gz\"), field: (field_length: 9))").unwrap();
+        assert_eq!(cfg.log.as_deref(), Some(std::path::Path::new("m.log.gz")));
+        assert_eq!(cfg.field.field_length, 9.0);
+        assert!(ron::from_str::<MonitorConfig>("(bogus: 1)").is_err());
+    }
+}

@@ -1,0 +1,317 @@
+//! The monitor port: accept loop and one handler per connection.
+//!
+//! Every connection follows the simulation through a `watch` channel of
+//! snapshots. Its writer builds the next message against what *that*
+//! connection last received ([`ConsumerState`]) and hands it to a small
+//! bounded queue drained by a socket task. When the queue is full the
+//! snapshot is skipped without touching the consumer state, so a slow or
+//! non-reading monitor never blocks the simulation or other monitors, and
+//! the deltas it eventually gets are still exact. Frames are written whole
+//! and in order; a length of zero is never sent. The reader decodes
+//! commands and forwards them to the simulation; `(reqfullstate)` and
+//! `(auth ...)` are handled here.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use futures::StreamExt;
+use tokio::io::AsyncWriteExt;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinSet;
+use tokio_util::codec::{FramedRead, LengthDelimitedCodec};
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, info, info_span, warn, Instrument};
+
+use super::command::{parse_commands, MonitorCommand};
+use super::config::MonitorConfig;
+use super::frame::{ConsumerState, FrameBuilder};
+use crate::sim::snapshot::WorldSnapshot;
+
+/// A command from one monitor connection, for the simulation to carry out
+/// at the start of its next monitor step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MonitorRequest {
+    /// Connection id (1, 2, ... in accept order), as in the log lines.
+    pub monitor: u64,
+    /// The decoded command.
+    pub command: MonitorCommand,
+}
+
+/// Latest world snapshot, published by the simulation every monitor step
+/// (`None` until the first cycle).
+pub type SnapshotReceiver = watch::Receiver<Option<Arc<WorldSnapshot>>>;
+
+/// Serves monitors on `listener` until `shutdown` completes, then closes
+/// every connection and returns once their tasks have ended.
+///
+/// Each connection gets a full state first (as soon as a snapshot exists),
+/// then one message per new snapshot it has room for. Commands go to
+/// `commands` as [`MonitorRequest`]s; a closed command channel closes the
+/// connections' readers but not their writers.
+pub async fn serve(
+    listener: TcpListener,
+    snapshots: SnapshotReceiver,
+    commands: mpsc::Sender<MonitorRequest>,
+    cfg: Arc<MonitorConfig>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let builder = Arc::new(FrameBuilder::new(&cfg.field));
+    let cancel = CancellationToken::new();
+    let mut tasks = JoinSet::new();
+    let mut next_id = 0u64;
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = listener.accept() => accepted,
+            // Reap finished connections so the set does not grow.
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
+        };
+        let (stream, peer) = match accepted {
+            Ok(a) => a,
+            Err(err) => {
+                // Typically out of file descriptors: back off, keep serving.
+                warn!(cause = %err, "monitor accept failed");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        next_id += 1;
+        if tasks.len() >= cfg.max_monitors {
+            warn!(%peer, limit = cfg.max_monitors, "too many monitors; connection closed");
+            drop(stream);
+            continue;
+        }
+        let conn = Connection {
+            id: next_id,
+            peer,
+            snapshots: snapshots.clone(),
+            commands: commands.clone(),
+            cfg: cfg.clone(),
+            builder: builder.clone(),
+            cancel: cancel.child_token(),
+        };
+        let span = info_span!("monitor", id = next_id, %peer);
+        tasks.spawn(conn.run(stream).instrument(span));
+    }
+    info!(connections = tasks.len(), "monitor server shutting down");
+    cancel.cancel();
+    while tasks.join_next().await.is_some() {}
+}
+
+struct Connection {
+    id: u64,
+    peer: SocketAddr,
+    snapshots: SnapshotReceiver,
+    commands: mpsc::Sender<MonitorRequest>,
+    cfg: Arc<MonitorConfig>,
+    builder: Arc<FrameBuilder>,
+    cancel: CancellationToken,
+}
+
+impl Connection {
+    async fn run(self, stream: TcpStream) {
+        info!("monitor connected");
+        let _ = stream.set_nodelay(true);
+        let (rd, wr) = stream.into_split();
+        let full_requested = Arc::new(AtomicBool::new(false));
+        let (queue_tx, queue_rx) = mpsc::channel::<Bytes>(self.cfg.queue_frames.max(1));
+        let socket = tokio::spawn(write_socket(wr, queue_rx, self.cancel.clone()).in_current_span());
+        let reader = Reader {
+            id: self.id,
+            commands: self.commands.clone(),
+            cfg: self.cfg.clone(),
+            full_requested: full_requested.clone(),
+            authenticated: false,
+        };
+        let cancel = self.cancel.clone();
+        tokio::select! {
+            _ = reader.run(rd, self.cancel.clone()) => {}
+            _ = self.write_loop(queue_tx, full_requested) => {}
+            _ = cancel.cancelled() => {}
+        }
+        self.cancel.cancel();
+        let _ = socket.await;
+        info!(peer = %self.peer, "monitor disconnected");
+    }
+
+    /// Builds one message per snapshot this connection has room for.
+    async fn write_loop(&self, queue: mpsc::Sender<Bytes>, full_requested: Arc<AtomicBool>) {
+        let mut snapshots = self.snapshots.clone();
+        let mut state = ConsumerState::new();
+        let mut text = String::with_capacity(64 * 1024);
+        let mut stalled_since: Option<tokio::time::Instant> = None;
+        // The current snapshot counts as new for a fresh connection.
+        snapshots.mark_changed();
+        loop {
+            if snapshots.changed().await.is_err() {
+                debug!("snapshot publisher gone");
+                return;
+            }
+            let Some(snap) = snapshots.borrow_and_update().clone() else {
+                continue;
+            };
+            let permit = match queue.try_reserve() {
+                Ok(permit) => {
+                    stalled_since = None;
+                    permit
+                }
+                Err(mpsc::error::TrySendError::Full(())) => {
+                    let since = *stalled_since.get_or_insert_with(tokio::time::Instant::now);
+                    let limit = self.cfg.stall_timeout_secs;
+                    if limit > 0.0 && since.elapsed().as_secs_f32() > limit {
+                        warn!(seconds = limit, "monitor not reading; connection closed");
+                        return;
+                    }
+                    continue;
+                }
+                Err(mpsc::error::TrySendError::Closed(())) => return,
+            };
+            if full_requested.swap(false, Ordering::Relaxed) {
+                state.request_full_state();
+            }
+            text.clear();
+            let kind = self.builder.write(&mut state, &snap, &mut text);
+            let Ok(len) = u32::try_from(text.len()) else {
+                warn!(bytes = text.len(), "message too large for the length prefix");
+                return;
+            };
+            let mut frame = BytesMut::with_capacity(text.len() + 4);
+            frame.put_u32(len);
+            frame.put_slice(text.as_bytes());
+            tracing::trace!(?kind, bytes = len, cycle = snap.cycle, "monitor message");
+            permit.send(frame.freeze());
+        }
+    }
+}
+
+/// Drains the queue into the socket, one whole frame at a time.
+async fn write_socket(mut wr: OwnedWriteHalf, mut queue: mpsc::Receiver<Bytes>, cancel: CancellationToken) {
+    loop {
+        let frame = tokio::select! {
+            _ = cancel.cancelled() => break,
+            frame = queue.recv() => frame,
+        };
+        let Some(frame) = frame else { break };
+        // A frame is never empty: the payload has at least its three parts.
+        let result = tokio::select! {
+            _ = cancel.cancelled() => break,
+            r = wr.write_all(&frame) => r,
+        };
+        if let Err(err) = result {
+            debug!(cause = %err, "monitor write failed");
+            cancel.cancel();
+            break;
+        }
+    }
+    let _ = wr.shutdown().await;
+}
+
+struct Reader {
+    id: u64,
+    commands: mpsc::Sender<MonitorRequest>,
+    cfg: Arc<MonitorConfig>,
+    full_requested: Arc<AtomicBool>,
+    authenticated: bool,
+}
+
+impl Reader {
+    async fn run(mut self, rd: OwnedReadHalf, cancel: CancellationToken) {
+        let codec = LengthDelimitedCodec::builder()
+            .big_endian()
+            .length_field_length(4)
+            .max_frame_length(self.cfg.max_command_frame)
+            .new_codec();
+        let mut frames = FramedRead::new(rd, codec);
+        loop {
+            let next = tokio::select! {
+                _ = cancel.cancelled() => return,
+                next = frames.next() => next,
+            };
+            match next {
+                None => return,
+                Some(Err(err)) => {
+                    warn!(cause = %err, "bad frame from monitor; connection closed");
+                    return;
+                }
+                Some(Ok(payload)) => {
+                    if !self.handle_frame(&payload).await {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Returns false when the simulation no longer takes commands.
+    async fn handle_frame(&mut self, payload: &[u8]) -> bool {
+        for parsed in parse_commands(payload) {
+            let command = match parsed {
+                Ok(c) => c,
+                Err(err) => {
+                    warn!(cause = %err, "monitor command ignored");
+                    continue;
+                }
+            };
+            debug!(?command, "monitor command");
+            match command {
+                MonitorCommand::ReqFullState => {
+                    self.full_requested.store(true, Ordering::Relaxed);
+                    continue;
+                }
+                MonitorCommand::Auth(secret) => {
+                    self.authenticate(&secret);
+                    continue;
+                }
+                MonitorCommand::Ignored(_) => continue,
+                _ => {}
+            }
+            if self.cfg.read_only {
+                warn!(?command, "read-only monitor port: command refused");
+                continue;
+            }
+            if self.cfg.trainer_secret.is_some() && !self.authenticated {
+                warn!(?command, "trainer command without `(auth SECRET)`: refused");
+                continue;
+            }
+            let request = MonitorRequest {
+                monitor: self.id,
+                command,
+            };
+            if self.commands.send(request).await.is_err() {
+                debug!("simulation no longer takes monitor commands");
+                return false;
+            }
+        }
+        true
+    }
+
+    fn authenticate(&mut self, given: &str) {
+        match &self.cfg.trainer_secret {
+            None => debug!("`(auth ...)` without a configured secret: ignored"),
+            Some(secret) if constant_time_eq(secret.as_bytes(), given.as_bytes()) => {
+                self.authenticated = true;
+                info!("trainer authenticated");
+            }
+            Some(_) => {
+                self.authenticated = false;
+                warn!("wrong trainer secret: refused");
+            }
+        }
+    }
+}
+
+/// Compares without an early exit, so timing does not reveal the prefix.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    let mut diff = u8::from(a.len() != b.len());
+    for (i, x) in a.iter().enumerate() {
+        diff |= x ^ b.get(i).copied().unwrap_or(0);
+    }
+    diff == 0
+}

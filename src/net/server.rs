@@ -1,0 +1,255 @@
+//! The agent accept loop and the per-connection handler.
+//!
+//! Each connection runs one task that reads frames, parses and decodes them
+//! (so parsing runs in parallel with the simulation) and forwards the
+//! commands to the simulation thread; in the same task it writes the
+//! perception frames the simulation hands it, one whole frame per write.
+//! A bad frame or a vanished client ends only that connection.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, watch};
+use tokio_util::codec::FramedRead;
+use tracing::{debug, info, warn, Instrument};
+
+use crate::command::decode_all;
+use crate::config::Config;
+use crate::sexp::parse;
+use crate::sim::driver::{ConnId, Input, InputSender};
+
+/// Messages a connection may have queued to the simulation before it stops
+/// reading from its socket (TCP back-pressure then slows the client). Real
+/// agents have at most a handful in flight.
+const MAX_PENDING_MESSAGES: usize = 256;
+
+/// Accepts agent connections until `shutdown` turns true.
+pub async fn accept_agents(
+    listener: TcpListener,
+    inputs: InputSender,
+    cfg: Arc<Config>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let next_id = AtomicU64::new(1);
+    let active = Arc::new(AtomicUsize::new(0));
+    loop {
+        let accepted = tokio::select! {
+            r = listener.accept() => r,
+            _ = shutdown.changed() => break,
+        };
+        let (stream, peer) = match accepted {
+            Ok(x) => x,
+            Err(e) => {
+                warn!(cause = %e, "agent accept failed");
+                // Out of file descriptors and similar: do not spin.
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        let conn = next_id.fetch_add(1, Ordering::Relaxed);
+        if active.load(Ordering::Relaxed) >= cfg.max_agents {
+            warn!(conn, %peer, max = cfg.max_agents, "too many agent connections; refusing");
+            drop(stream);
+            continue;
+        }
+        active.fetch_add(1, Ordering::Relaxed);
+        let span = tracing::info_span!("agent", conn, %peer, team = tracing::field::Empty, unum = tracing::field::Empty);
+        let handler = Handler {
+            conn,
+            peer,
+            inputs: inputs.clone(),
+            cfg: cfg.clone(),
+            shutdown: shutdown.clone(),
+        };
+        let active = active.clone();
+        tokio::spawn(
+            async move {
+                handler.run(stream).await;
+                active.fetch_sub(1, Ordering::Relaxed);
+            }
+            .instrument(span),
+        );
+    }
+}
+
+struct Handler {
+    conn: ConnId,
+    peer: SocketAddr,
+    inputs: InputSender,
+    cfg: Arc<Config>,
+    shutdown: watch::Receiver<bool>,
+}
+
+impl Handler {
+    async fn run(mut self, stream: TcpStream) {
+        if let Err(e) = stream.set_nodelay(true) {
+            debug!(cause = %e, "could not set TCP_NODELAY");
+        }
+        let (read_half, mut write_half) = stream.into_split();
+        let mut frames = FramedRead::new(read_half, crate::net::framing::codec(self.cfg.max_agent_frame));
+        let (out_tx, mut out_rx) = mpsc::channel::<Bytes>(self.cfg.agent_queue);
+        let pending = Arc::new(AtomicUsize::new(0));
+        let (label_tx, mut label_rx) = watch::channel(String::new());
+        info!("agent connected");
+        if self
+            .inputs
+            .send(Input::Connected {
+                conn: self.conn,
+                peer: self.peer,
+                out: out_tx,
+                label: label_tx,
+                pending: pending.clone(),
+            })
+            .is_err()
+        {
+            return;
+        }
+        let reason: String = loop {
+            if label_rx.has_changed().unwrap_or(false) {
+                let label = label_rx.borrow_and_update().clone();
+                if let Some((team, unum)) = label.split_once(' ') {
+                    tracing::Span::current().record("team", team);
+                    tracing::Span::current().record("unum", unum);
+                }
+            }
+            // Back-pressure: stop reading while the simulation is behind.
+            let may_read = pending.load(Ordering::Acquire) < MAX_PENDING_MESSAGES;
+            tokio::select! {
+                frame = frames.next(), if may_read => match frame {
+                    None => break "closed by peer".into(),
+                    Some(Err(e)) => {
+                        warn!(cause = %e, "bad frame from agent; closing connection");
+                        break format!("bad frame: {e}");
+                    }
+                    Some(Ok(payload)) => {
+                        if payload.is_empty() {
+                            continue;
+                        }
+                        let parsed = parse(&payload);
+                        let commands = decode_all(&parsed);
+                        pending.fetch_add(1, Ordering::AcqRel);
+                        if self.inputs.send(Input::Message { conn: self.conn, commands, parse_error: parsed.error }).is_err() {
+                            break "server stopping".into();
+                        }
+                    }
+                },
+                _ = tokio::time::sleep(std::time::Duration::from_millis(2)), if !may_read => {}
+                out = out_rx.recv() => match out {
+                    Some(frame) => {
+                        if let Err(e) = write_half.write_all(&frame).await {
+                            break format!("write failed: {e}");
+                        }
+                    }
+                    None => break "closed by server".into(),
+                },
+                _ = self.shutdown.changed() => break "server shutdown".into(),
+            }
+        };
+        info!(%reason, "agent disconnected");
+        let _ = write_half.shutdown().await;
+        let _ = self.inputs.send(Input::Gone { conn: self.conn, reason });
+    }
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The world or the robot models could not be built.
+    #[error("cannot build the simulation: {0}")]
+    Sim(#[from] crate::sim::cycle::SimError),
+    /// The match log could not be opened.
+    #[error("cannot open the match log: {0}")]
+    Log(String),
+    /// The simulation thread could not be started or panicked.
+    #[error("simulation thread: {0}")]
+    Thread(String),
+}
+
+/// Runs a whole server on two bound listeners until `shutdown` completes,
+/// a monitor sends `(killsim)` or the referee ends the match with
+/// `AutomaticQuit`. Returns the run summary after the log is finished.
+pub async fn run(
+    cfg: Arc<Config>,
+    agents: TcpListener,
+    monitors: TcpListener,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<crate::sim::driver::RunSummary, ServerError> {
+    use crate::sim::driver::{self, Outputs};
+
+    let seed = if cfg.seed == 0 {
+        rand::random::<u64>().max(1)
+    } else {
+        cfg.seed
+    };
+    info!(seed, "random seed (replay with --seed {seed})");
+    let sim = crate::sim::cycle::Simulation::new(cfg.clone(), seed)?;
+    let log = match &cfg.monitor.log {
+        Some(path) => Some(
+            crate::monitor::log::LogWriter::spawn(path, &cfg.monitor, seed)
+                .map_err(|e| ServerError::Log(format!("{}: {e}", path.display())))?,
+        ),
+        None => None,
+    };
+    let (snap_tx, snap_rx) = watch::channel(None);
+    let (input_tx, input_rx) = std::sync::mpsc::channel();
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let outputs = Outputs {
+        snapshots: snap_tx,
+        log,
+        monitor_step: u64::from(cfg.monitor.monitor_step.max(1)),
+        log_step: u64::from(cfg.monitor.log_step.max(1)),
+    };
+    let sim_cfg = cfg.clone();
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+    let span = tracing::Span::current();
+    std::thread::Builder::new()
+        .name("simulation".into())
+        .spawn(move || {
+            let _g = span.enter();
+            let summary = driver::run(sim, sim_cfg, input_rx, outputs);
+            let _ = done_tx.send(summary);
+        })
+        .map_err(|e| ServerError::Thread(e.to_string()))?;
+
+    // Monitor commands arrive on a tokio channel; forward them in order.
+    let (mon_tx, mut mon_rx) = mpsc::channel::<crate::monitor::MonitorRequest>(1024);
+    let fwd_inputs = input_tx.clone();
+    tokio::spawn(async move {
+        while let Some(req) = mon_rx.recv().await {
+            if fwd_inputs.send(Input::Monitor(req)).is_err() {
+                break;
+            }
+        }
+    });
+    let mut mon_stop = stop_rx.clone();
+    let monitor_task = tokio::spawn(crate::monitor::serve(
+        monitors,
+        snap_rx,
+        mon_tx,
+        Arc::new(cfg.monitor.clone()),
+        async move {
+            let _ = mon_stop.wait_for(|s| *s).await;
+        },
+    ));
+    let agent_task = tokio::spawn(accept_agents(agents, input_tx.clone(), cfg.clone(), stop_rx));
+
+    tokio::pin!(shutdown);
+    let mut done_rx = done_rx;
+    let summary = tokio::select! {
+        s = &mut done_rx => s,
+        _ = &mut shutdown => {
+            info!("shutdown requested");
+            let _ = input_tx.send(Input::Shutdown);
+            (&mut done_rx).await
+        }
+    };
+    let _ = stop_tx.send(true);
+    let _ = agent_task.await;
+    let _ = monitor_task.await;
+    summary.map_err(|_| ServerError::Thread("the simulation thread panicked".into()))
+}

@@ -1,0 +1,305 @@
+//! The simulation thread: the loop around [`Simulation`] that runs the
+//! cycle phases (read, send, step, wait, prepare; agent-protocol.md §4.1)
+//! in real-time or agentSyncMode, and the channel types connections use to
+//! talk to it.
+//!
+//! The simulation runs on its own OS thread so physics never blocks the
+//! network runtime; inputs arrive over one `std::sync::mpsc` channel,
+//! frames leave over each connection's bounded tokio channel (a full queue
+//! drops whole frames), snapshots go to monitors over a `watch` channel and
+//! to the match log over its own thread's channel.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use tokio::sync::{mpsc, watch};
+use tracing::{info, info_span, trace, warn};
+
+use crate::command::{Command, DecodeError};
+use crate::config::Config;
+use crate::monitor::log::LogHandle;
+use crate::monitor::MonitorRequest;
+use crate::sexp::ParseError;
+use crate::sim::cycle::Simulation;
+use crate::sim::snapshot::WorldSnapshot;
+
+pub use crate::sim::cycle::ConnId;
+
+/// Everything that reaches the simulation thread.
+#[derive(Debug)]
+pub enum Input {
+    /// A new agent connection.
+    Connected {
+        /// Connection id (assigned in accept order).
+        conn: ConnId,
+        /// Peer address, for logs.
+        peer: SocketAddr,
+        /// Where this connection's frames go.
+        out: mpsc::Sender<Bytes>,
+        /// "TEAM UNUM" once the agent joined, for the connection's log span.
+        label: watch::Sender<String>,
+        /// Messages sent to the simulation and not yet processed.
+        pending: Arc<AtomicUsize>,
+    },
+    /// One message of an agent, parsed and decoded.
+    Message {
+        /// Connection id.
+        conn: ConnId,
+        /// The decoded commands, in order.
+        commands: Vec<Result<Command, DecodeError>>,
+        /// The syntax error that cut the message short, if any.
+        parse_error: Option<ParseError>,
+    },
+    /// The connection is gone.
+    Gone {
+        /// Connection id.
+        conn: ConnId,
+        /// Why, for the log.
+        reason: String,
+    },
+    /// A monitor/trainer command.
+    Monitor(MonitorRequest),
+    /// Stop the server (Ctrl-C, SIGTERM).
+    Shutdown,
+}
+
+/// The sending side used by connections.
+pub type InputSender = Sender<Input>;
+
+/// Where the simulation's outputs go.
+pub struct Outputs {
+    /// Latest snapshot for monitors (every monitor step).
+    pub snapshots: watch::Sender<Option<Arc<WorldSnapshot>>>,
+    /// The match log, if any.
+    pub log: Option<LogHandle>,
+    /// Cycles between monitor snapshots.
+    pub monitor_step: u64,
+    /// Cycles between log frames.
+    pub log_step: u64,
+}
+
+/// How the run ended.
+#[derive(Debug, Clone)]
+pub struct RunSummary {
+    /// Cycles simulated.
+    pub cycles: u64,
+    /// Seed of the run.
+    pub seed: u64,
+    /// Final snapshot.
+    pub last: Arc<WorldSnapshot>,
+}
+
+struct Conn {
+    out: mpsc::Sender<Bytes>,
+    label: watch::Sender<String>,
+    pending: Arc<AtomicUsize>,
+    dropped: u64,
+}
+
+/// Runs the cycle loop until a shutdown input, a `killsim`, or the
+/// referee's automatic quit. Blocks the calling thread.
+pub fn run(mut sim: Simulation, cfg: Arc<Config>, inputs: Receiver<Input>, mut outputs: Outputs) -> RunSummary {
+    let mut conns: BTreeMap<ConnId, Conn> = BTreeMap::new();
+    let step = Duration::from_secs_f32(cfg.step);
+    let mut next_tick = Instant::now() + step;
+    let sync_timeout = cfg.sync_timeout_ms.map(Duration::from_millis);
+    info!(
+        seed = sim.seed(),
+        sync = cfg.sync_mode,
+        real_time = cfg.real_time,
+        "simulation running"
+    );
+    let mut stop = false;
+    publish(&sim, &mut outputs, true);
+    loop {
+        let span = info_span!("cycle", n = sim.cycle() + 1);
+        let _enter = span.enter();
+        let t0 = Instant::now();
+        // R: read phase.
+        while let Ok(input) = inputs.try_recv() {
+            stop |= handle(&mut sim, &mut conns, input);
+        }
+        if cfg.sync_mode && !stop {
+            let started = Instant::now();
+            while !sim.barrier_satisfied() && !stop {
+                let input = match sync_timeout {
+                    None => match inputs.recv() {
+                        Ok(i) => i,
+                        Err(_) => {
+                            stop = true;
+                            break;
+                        }
+                    },
+                    Some(limit) => {
+                        let waited = started.elapsed();
+                        let left = limit.saturating_sub(waited);
+                        match inputs.recv_timeout(left) {
+                            Ok(i) => i,
+                            Err(RecvTimeoutError::Timeout) => {
+                                if sim.agent_count() > 0 && !sim.unsynced_agents().is_empty() {
+                                    warn!(
+                                        late = ?sim.unsynced_agents(),
+                                        timeout_ms = limit.as_millis() as u64,
+                                        "sync timeout: stepping without these agents"
+                                    );
+                                    break;
+                                }
+                                // Nobody to wait for: idle without a timeout.
+                                match inputs.recv() {
+                                    Ok(i) => i,
+                                    Err(_) => {
+                                        stop = true;
+                                        break;
+                                    }
+                                }
+                            }
+                            Err(RecvTimeoutError::Disconnected) => {
+                                stop = true;
+                                break;
+                            }
+                        }
+                    }
+                };
+                stop |= handle(&mut sim, &mut conns, input);
+                while let Ok(input) = inputs.try_recv() {
+                    stop |= handle(&mut sim, &mut conns, input);
+                }
+            }
+        }
+        if stop || sim.quit_requested() {
+            break;
+        }
+        let t_read = t0.elapsed();
+        // S: send phase.
+        let t1 = Instant::now();
+        for (conn, frame) in sim.take_outgoing() {
+            let Some(c) = conns.get_mut(&conn) else {
+                continue;
+            };
+            match c.out.try_send(frame) {
+                Ok(()) => sim.frame_delivered(conn),
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    c.dropped += 1;
+                    if c.dropped == 1 || c.dropped % 500 == 0 {
+                        warn!(conn, dropped = c.dropped, "agent is not reading; frame dropped");
+                    }
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => {}
+            }
+        }
+        let t_send = t1.elapsed();
+        // X + P: step and prepare.
+        let t2 = Instant::now();
+        let report = sim.step();
+        let t_step = t2.elapsed();
+        for (conn, label) in report.labels {
+            if let Some(c) = conns.get(&conn) {
+                c.label.send_replace(label);
+            }
+        }
+        for conn in report.close {
+            conns.remove(&conn);
+        }
+        publish(&sim, &mut outputs, false);
+        trace!(
+            read_us = t_read.as_micros() as u64,
+            send_us = t_send.as_micros() as u64,
+            step_us = t_step.as_micros() as u64,
+            "cycle timing"
+        );
+        if report.quit {
+            break;
+        }
+        // W: real-time wait. Excess wall time is discarded: at most one
+        // step per cycle, the simulation just runs slower.
+        if cfg.real_time {
+            let now = Instant::now();
+            if next_tick > now {
+                std::thread::sleep(next_tick - now);
+                next_tick += step;
+            } else {
+                next_tick = now + step;
+            }
+        }
+    }
+    let last = Arc::new(sim.snapshot());
+    info!(cycles = sim.cycle(), "simulation stopped");
+    outputs.snapshots.send_replace(Some(last.clone()));
+    if let Some(log) = outputs.log.take() {
+        match log.finish(Some(last.clone())) {
+            Ok(stats) => info!(lines = stats.lines, bytes = stats.bytes, "match log complete"),
+            Err(e) => warn!(cause = %e, "match log could not be completed"),
+        }
+    }
+    RunSummary {
+        cycles: sim.cycle(),
+        seed: sim.seed(),
+        last,
+    }
+}
+
+/// Hands a snapshot to monitors (every monitor step) and to the log (which
+/// keeps its own cadence).
+fn publish(sim: &Simulation, outputs: &mut Outputs, force: bool) {
+    let c = sim.cycle();
+    let to_monitor = force || c % outputs.monitor_step.max(1) == 0;
+    let to_log = outputs.log.is_some() && (force || c % outputs.log_step.max(1) == 0);
+    if !(to_monitor || to_log) {
+        return;
+    }
+    let snap = Arc::new(sim.snapshot());
+    if to_log {
+        if let Some(log) = outputs.log.as_mut() {
+            log.frame(snap.clone());
+        }
+    }
+    if to_monitor {
+        outputs.snapshots.send_replace(Some(snap));
+    }
+}
+
+/// Applies one input; returns true for a shutdown.
+fn handle(sim: &mut Simulation, conns: &mut BTreeMap<ConnId, Conn>, input: Input) -> bool {
+    match input {
+        Input::Connected {
+            conn,
+            peer,
+            out,
+            label,
+            pending,
+        } => {
+            conns.insert(
+                conn,
+                Conn {
+                    out,
+                    label,
+                    pending,
+                    dropped: 0,
+                },
+            );
+            sim.connect(conn, peer);
+        }
+        Input::Message {
+            conn,
+            commands,
+            parse_error,
+        } => {
+            if let Some(c) = conns.get(&conn) {
+                c.pending.fetch_sub(1, Ordering::AcqRel);
+            }
+            sim.receive(conn, commands, parse_error);
+        }
+        Input::Gone { conn, reason } => {
+            conns.remove(&conn);
+            sim.disconnect(conn, &reason);
+        }
+        Input::Monitor(req) => sim.monitor_command(req.command),
+        Input::Shutdown => return true,
+    }
+    false
+}

@@ -1,0 +1,672 @@
+//! Robot models: the typed description of a robot (parts, hinges, sensors)
+//! read from the scene files in `models/` at run time.
+//!
+//! A [`ModelLibrary`] reads every scene file below its directory once;
+//! [`ModelLibrary::resolve`] expands an agent's `(scene <path> [args])` into
+//! a [`RobotModel`]. The model is pure data in the robot's model frame
+//! (+x right, +y forward, +z up, torso centre at the origin, zero pose);
+//! inserting it into the physics world is [`crate::sim::world`]'s job.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use nalgebra::{Unit, Vector3};
+
+use crate::sim::scene::{Call, SceneError, SceneLibrary, SceneTree};
+
+
+/// The collision or mass shape of a part, in the part's frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ShapeDesc {
+    /// A box with full side lengths (x, y, z).
+    Box(Vector3<f32>),
+    /// A sphere.
+    Sphere {
+        /// Radius (m).
+        radius: f32,
+    },
+    /// A capsule along z.
+    Capsule {
+        /// Radius (m).
+        radius: f32,
+        /// Length of the cylinder between the caps (m).
+        length: f32,
+    },
+}
+
+/// Contact parameters written on a collider's contact handler (informative:
+/// the physics world combines them per pair; see `PhysicsConfig`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SurfaceDesc {
+    /// Bounce coefficient, if bounce is on.
+    pub bounce: Option<f32>,
+    /// Minimum approach speed for bounce (m/s).
+    pub min_bounce_speed: Option<f32>,
+    /// Soft ERP, if on.
+    pub soft_erp: Option<f32>,
+    /// Soft CFM, if on.
+    pub soft_cfm: Option<f32>,
+    /// Force-dependent slip, if on.
+    pub slip: Option<f32>,
+}
+
+/// One rigid body part of a robot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartDesc {
+    /// Part name (`torso`, `lthigh`, ...). The scene node `body` is called
+    /// `torso`.
+    pub name: Arc<str>,
+    /// Mass (kg).
+    pub mass: f32,
+    /// Principal moments of inertia about the centre of mass, in the part
+    /// frame (kg·m²), computed from the mass shape as ODE does.
+    pub inertia: Vector3<f32>,
+    /// The shape the mass was given with (`setBoxTotal` etc.).
+    pub mass_shape: ShapeDesc,
+    /// Centre relative to the torso centre in the zero pose (model frame).
+    pub pos: Vector3<f32>,
+    /// Collision shape, if the part has a collider.
+    pub collider: Option<ShapeDesc>,
+    /// Collider name (`lFootCollider`), if named.
+    pub collider_name: Option<Arc<str>>,
+    /// Contact parameters of the collider's handler.
+    pub surface: SurfaceDesc,
+    /// Object-state id if the part is seen by vision (`head`, `lfoot`, ...).
+    pub visible_id: Option<Arc<str>>,
+}
+
+/// One hinge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointDesc {
+    /// Perceptor name (`hj1`).
+    pub perceptor: Arc<str>,
+    /// Effector name (`he1`).
+    pub effector: Arc<str>,
+    /// Index of the part the joint is mounted on (ODE's second body).
+    pub parent: usize,
+    /// Index of the part the joint moves (ODE's first body).
+    pub child: usize,
+    /// Anchor relative to the torso centre in the zero pose.
+    pub anchor: Vector3<f32>,
+    /// Unit axis in the model frame (same in both parts' frames at zero pose).
+    pub axis: Unit<Vector3<f32>>,
+    /// Lower limit (degrees).
+    pub min_deg: f32,
+    /// Upper limit (degrees).
+    pub max_deg: f32,
+    /// Maximum speed command magnitude (rad/s).
+    pub max_speed: f32,
+    /// Maximum motor torque (N·m).
+    pub max_torque: f32,
+}
+
+impl JointDesc {
+    /// Anchor relative to the child's centre (zero pose).
+    pub fn anchor_in_child(&self, model: &RobotModel) -> Vector3<f32> {
+        self.anchor - model.parts[self.child].pos
+    }
+
+    /// Anchor relative to the parent's centre (zero pose).
+    pub fn anchor_in_parent(&self, model: &RobotModel) -> Vector3<f32> {
+        self.anchor - model.parts[self.parent].pos
+    }
+}
+
+/// One foot force sensor (`ForceResistancePerceptor`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FootSensorDesc {
+    /// Sensor name (`rf`, `lf`, `rf1`, `lf1`).
+    pub name: Arc<str>,
+    /// Index of the part whose contacts it measures.
+    pub part: usize,
+}
+
+/// One entry of the depth-first perceptor order (agent-protocol.md §3.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PerceptorSlot {
+    /// The gyroscope (`GYR`).
+    Gyro,
+    /// The accelerometer (`ACC`).
+    Acc,
+    /// A joint perceptor (`HJ`), index into [`RobotModel::joints`].
+    Joint(usize),
+    /// The camera (`See`).
+    Vision,
+    /// A foot force sensor (`FRP`), index into [`RobotModel::foot_sensors`].
+    Force(usize),
+}
+
+/// A complete robot description.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RobotModel {
+    /// Resource path of the scene file it was built from.
+    pub scene: Arc<str>,
+    /// Heterogeneous type number (`setRobotType`).
+    pub robot_type: u8,
+    /// Rigid parts in scene order.
+    pub parts: Vec<PartDesc>,
+    /// Hinges in scene order.
+    pub joints: Vec<JointDesc>,
+    /// Foot force sensors in scene order.
+    pub foot_sensors: Vec<FootSensorDesc>,
+    /// Perceptors in the depth-first order of the robot description.
+    pub perceptor_order: Vec<PerceptorSlot>,
+    /// Index of the torso part (the part carrying the gyroscope).
+    pub torso: usize,
+    /// Index of the head part (carrying the camera at its centre).
+    pub head: usize,
+}
+
+impl RobotModel {
+    /// The joint driven by an effector name (`he1`).
+    pub fn joint_by_effector(&self, name: &str) -> Option<usize> {
+        self.joints.iter().position(|j| &*j.effector == name)
+    }
+
+    /// The joint reported under a perceptor name (`hj1`).
+    pub fn joint_by_perceptor(&self, name: &str) -> Option<usize> {
+        self.joints.iter().position(|j| &*j.perceptor == name)
+    }
+
+    /// A part by name (`torso`, `lfoot`).
+    pub fn part_by_name(&self, name: &str) -> Option<usize> {
+        self.parts.iter().position(|p| &*p.name == name)
+    }
+
+    /// Sum of all part masses (kg).
+    pub fn total_mass(&self) -> f32 {
+        self.parts.iter().map(|p| p.mass).sum()
+    }
+
+    /// Centre of mass relative to the torso centre in the zero pose.
+    pub fn zero_pose_com(&self) -> Vector3<f32> {
+        let m = self.total_mass();
+        if m <= 0.0 {
+            return Vector3::zeros();
+        }
+        self.parts
+            .iter()
+            .fold(Vector3::zeros(), |acc, p| acc + p.pos * p.mass)
+            / m
+    }
+
+    /// Height of the torso centre above the lowest collider point in the
+    /// zero pose (the standing height with flat feet).
+    pub fn standing_height(&self) -> f32 {
+        let lowest = self
+            .parts
+            .iter()
+            .filter_map(|p| {
+                p.collider.map(|s| {
+                    p.pos.z
+                        - match s {
+                            ShapeDesc::Box(l) => l.z / 2.0,
+                            ShapeDesc::Sphere { radius } => radius,
+                            ShapeDesc::Capsule { radius, length } => radius + length / 2.0,
+                        }
+                })
+            })
+            .fold(0.0f32, f32::min);
+        -lowest
+    }
+}
+
+/// The robot model files of one directory, read at run time.
+#[derive(Debug)]
+pub struct ModelLibrary {
+    scenes: SceneLibrary,
+    cache: Mutex<BTreeMap<(String, Vec<String>), Arc<RobotModel>>>,
+}
+
+impl ModelLibrary {
+    /// Loads robot model files from a directory at run time (default:
+    /// `models/` of the crate; a user adds a robot variant by adding a
+    /// file, no recompiling). Every `*.rsg` file is read and syntax-checked
+    /// now; `*.ron` files beside them are data tables for `eval`
+    /// (the variant table `NaoType`).
+    pub fn load(dir: &Path) -> Result<ModelLibrary, SceneError> {
+        Ok(ModelLibrary {
+            scenes: SceneLibrary::load(dir)?,
+            cache: Mutex::new(BTreeMap::new()),
+        })
+    }
+
+    /// The `models/` directory of this crate (the default location).
+    pub fn default_dir() -> &'static Path {
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models"))
+    }
+
+    /// Resource paths of every scene file in the library.
+    pub fn scene_paths(&self) -> Vec<String> {
+        self.scenes.paths().map(str::to_string).collect()
+    }
+
+    /// Resolves an agent's `(scene <path> [args])`:
+    /// `rsg/agent/nao/nao.rsg` = type 0, `rsg/agent/nao/nao_hetero.rsg`
+    /// + `N` (0-4) = type N. An unknown path or a bad type is an error with
+    /// a clear message.
+    pub fn resolve(&self, scene_path: &str, args: &[String]) -> Result<Arc<RobotModel>, SceneError> {
+        let key = (scene_path.to_string(), args.to_vec());
+        if let Ok(cache) = self.cache.lock() {
+            if let Some(m) = cache.get(&key) {
+                return Ok(m.clone());
+            }
+        }
+        if !self.scenes.contains(scene_path) {
+            return Err(SceneError::UnknownScene(scene_path.to_string()));
+        }
+        let tree = self.scenes.instantiate(scene_path, args)?;
+        let model = Arc::new(build_model(scene_path, &tree)?);
+        if let Ok(mut cache) = self.cache.lock() {
+            cache.insert(key, model.clone());
+        }
+        Ok(model)
+    }
+}
+
+fn f(x: f64) -> f32 {
+    x as f32
+}
+
+fn v3(v: Vector3<f64>) -> Vector3<f32> {
+    v.map(f)
+}
+
+/// ODE's inertia helpers for a solid of total mass `m`.
+pub fn inertia_of(shape: ShapeDesc, m: f32) -> Vector3<f32> {
+    let m = m as f64;
+    match shape {
+        ShapeDesc::Box(l) => {
+            let (x, y, z) = (l.x as f64, l.y as f64, l.z as f64);
+            v3(Vector3::new(
+                m / 12.0 * (y * y + z * z),
+                m / 12.0 * (x * x + z * z),
+                m / 12.0 * (x * x + y * y),
+            ))
+        }
+        ShapeDesc::Sphere { radius } => {
+            let r = radius as f64;
+            v3(Vector3::repeat(0.4 * m * r * r))
+        }
+        ShapeDesc::Capsule { radius, length } => {
+            let (r, l) = (radius as f64, length as f64);
+            let vc = std::f64::consts::PI * r * r * l;
+            let vs = 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
+            let m1 = m * vc / (vc + vs);
+            let m2 = m * vs / (vc + vs);
+            let izz = m1 * r * r / 2.0 + m2 * 0.4 * r * r;
+            let ixx = m1 * (0.25 * r * r + l * l / 12.0) + m2 * (0.4 * r * r + 0.375 * r * l + 0.25 * l * l);
+            v3(Vector3::new(ixx, ixx, izz))
+        }
+    }
+}
+
+fn shape_from_mass_call(c: &Call) -> Result<(f32, ShapeDesc), SceneError> {
+    match c.method.as_str() {
+        "setBoxTotal" => {
+            c.expect_args(4)?;
+            Ok((f(c.num(0)?), ShapeDesc::Box(v3(c.vec3(1)?))))
+        }
+        "setSphereTotal" => {
+            c.expect_args(2)?;
+            Ok((f(c.num(0)?), ShapeDesc::Sphere { radius: f(c.num(1)?) }))
+        }
+        "setCapsuleTotal" => {
+            c.expect_args(3)?;
+            Ok((
+                f(c.num(0)?),
+                ShapeDesc::Capsule {
+                    radius: f(c.num(1)?),
+                    length: f(c.num(2)?),
+                },
+            ))
+        }
+        _ => Err(c.error("not a mass call")),
+    }
+}
+
+/// Reads a collider node's shape.
+pub fn collider_shape(tree: &SceneTree, node: usize) -> Result<Option<ShapeDesc>, SceneError> {
+    let n = &tree.nodes[node];
+    let shape = match n.class.as_str() {
+        "BoxCollider" => match n.last_call("setBoxLengths") {
+            Some(c) => {
+                c.expect_args(3)?;
+                Some(ShapeDesc::Box(v3(c.vec3(0)?)))
+            }
+            None => return Err(n.error("missing setBoxLengths")),
+        },
+        "SphereCollider" => match n.last_call("setRadius") {
+            Some(c) => {
+                c.expect_args(1)?;
+                Some(ShapeDesc::Sphere { radius: f(c.num(0)?) })
+            }
+            None => return Err(n.error("missing setRadius")),
+        },
+        "CapsuleCollider" => match n.last_call("setParams") {
+            Some(c) => {
+                c.expect_args(2)?;
+                Some(ShapeDesc::Capsule {
+                    radius: f(c.num(0)?),
+                    length: f(c.num(1)?),
+                })
+            }
+            None => return Err(n.error("missing setParams")),
+        },
+        _ => None,
+    };
+    if let Some(s) = shape {
+        let ok = match s {
+            ShapeDesc::Box(l) => l.iter().all(|x| *x > 0.0),
+            ShapeDesc::Sphere { radius } => radius > 0.0,
+            ShapeDesc::Capsule { radius, length } => radius > 0.0 && length >= 0.0,
+        };
+        if !ok {
+            return Err(n.error("shape dimensions must be positive"));
+        }
+    }
+    Ok(shape)
+}
+
+/// Reads the contact parameters of the handlers below a collider.
+pub fn collider_surface(tree: &SceneTree, node: usize) -> Result<SurfaceDesc, SceneError> {
+    let mut s = SurfaceDesc::default();
+    for &h in &tree.nodes[node].children {
+        let hn = &tree.nodes[h];
+        if !matches!(hn.class.as_str(), "ContactJointHandler" | "TouchPerceptorHandler") {
+            continue;
+        }
+        let mut bounce_on = false;
+        let mut erp_on = false;
+        let mut cfm_on = false;
+        let mut slip_on = false;
+        let (mut bounce, mut minv, mut erp, mut cfm, mut slip) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for c in &hn.calls {
+            match c.method.as_str() {
+                "setContactBounceMode" => bounce_on = c.boolean(0)?,
+                "setContactSoftERPMode" => erp_on = c.boolean(0)?,
+                "setContactSoftCFMMode" => cfm_on = c.boolean(0)?,
+                "setContactSlipMode" => slip_on = c.boolean(0)?,
+                "setContactBounceValue" => bounce = f(c.num(0)?),
+                "setMinBounceVel" => minv = f(c.num(0)?),
+                "setContactSoftERP" => erp = f(c.num(0)?),
+                "setContactSoftCFM" => cfm = f(c.num(0)?),
+                "setContactSlip" => slip = f(c.num(0)?),
+                _ => {}
+            }
+        }
+        s = SurfaceDesc {
+            bounce: bounce_on.then_some(bounce),
+            min_bounce_speed: bounce_on.then_some(minv),
+            soft_erp: erp_on.then_some(erp),
+            soft_cfm: cfm_on.then_some(cfm),
+            slip: slip_on.then_some(slip),
+        };
+    }
+    Ok(s)
+}
+
+fn invalid(scene: &str, message: impl Into<String>) -> SceneError {
+    SceneError::Invalid {
+        scene: scene.to_string(),
+        message: message.into(),
+    }
+}
+
+/// Interprets an expanded robot scene.
+fn build_model(scene: &str, tree: &SceneTree) -> Result<RobotModel, SceneError> {
+    let order = tree.depth_first();
+    // Pass 1: parts (one per RigidBody, owned by its enclosing transform).
+    let mut parts: Vec<PartDesc> = Vec::new();
+    let mut body_part: BTreeMap<usize, usize> = BTreeMap::new(); // RigidBody node -> part
+    let mut transform_part: BTreeMap<usize, usize> = BTreeMap::new(); // transform node -> part
+    let mut positions: Vec<Vector3<f64>> = Vec::new();
+    for &i in &order {
+        let n = &tree.nodes[i];
+        if n.class != "RigidBody" {
+            continue;
+        }
+        let tr = tree
+            .enclosing_transform(i)
+            .ok_or_else(|| n.error("a RigidBody must be inside a Transform"))?;
+        if transform_part.contains_key(&tr) {
+            return Err(n.error("a second RigidBody in the same Transform"));
+        }
+        let mass_call = n
+            .calls
+            .iter()
+            .rev()
+            .find(|c| matches!(c.method.as_str(), "setBoxTotal" | "setSphereTotal" | "setCapsuleTotal"))
+            .ok_or_else(|| n.error("missing setBoxTotal/setSphereTotal/setCapsuleTotal"))?;
+        let (mass, mass_shape) = shape_from_mass_call(mass_call)?;
+        if !(mass > 0.0) {
+            return Err(mass_call.error("mass must be positive"));
+        }
+        let tn = &tree.nodes[tr];
+        let name: Arc<str> = match (tn.class.as_str(), tn.name.as_deref()) {
+            ("AgentAspect", _) => Arc::from("torso"),
+            (_, Some(nm)) => Arc::from(nm),
+            _ => return Err(tn.error("a robot part's Transform needs setName")),
+        };
+        if parts.iter().any(|p| p.name == name) {
+            return Err(tn.error(format!("duplicate part name '{name}'")));
+        }
+        // Collider: a sibling collider in the same transform.
+        let mut collider = None;
+        let mut collider_name = None;
+        let mut surface = SurfaceDesc::default();
+        let mut visible_id = None;
+        for &c in &tn.children {
+            let cn = &tree.nodes[c];
+            if let Some(s) = collider_shape(tree, c)? {
+                if collider.is_some() {
+                    return Err(cn.error("a part may carry one collider only"));
+                }
+                collider = Some(s);
+                collider_name = cn.name.as_deref().map(Arc::from);
+                surface = collider_surface(tree, c)?;
+            }
+            if cn.class == "ObjectState" {
+                if let Some(call) = cn.last_call("setID") {
+                    call.expect_args(1)?;
+                    visible_id = Some(Arc::from(call.args[0].as_str()));
+                }
+            }
+        }
+        let idx = parts.len();
+        body_part.insert(i, idx);
+        transform_part.insert(tr, idx);
+        positions.push(tn.world.translation.vector);
+        parts.push(PartDesc {
+            name,
+            mass,
+            inertia: inertia_of(mass_shape, mass),
+            mass_shape,
+            pos: Vector3::zeros(),
+            collider,
+            collider_name,
+            surface,
+            visible_id,
+        });
+    }
+    if parts.is_empty() {
+        return Err(invalid(scene, "no RigidBody: not a robot model"));
+    }
+    let part_of = |node: usize| -> Option<usize> {
+        tree.enclosing_transform(node)
+            .and_then(|t| transform_part.get(&t).copied())
+    };
+
+    // Pass 2: joints, sensors and the perceptor order.
+    let mut joints: Vec<JointDesc> = Vec::new();
+    let mut joint_world_anchor: Vec<Vector3<f64>> = Vec::new();
+    let mut joint_node: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut foot_sensors = Vec::new();
+    let mut perceptor_order = Vec::new();
+    let mut torso = None;
+    let mut head = None;
+    let mut robot_type: Option<u8> = None;
+    for &i in &order {
+        let n = &tree.nodes[i];
+        match n.class.as_str() {
+            "HingeJoint" => {
+                let tr = tree
+                    .enclosing_transform(i)
+                    .ok_or_else(|| n.error("a HingeJoint must be inside a Transform"))?;
+                let frame = tree.nodes[tr].world;
+                let attach = n.last_call("attach").ok_or_else(|| n.error("missing attach"))?;
+                attach.expect_args(2)?;
+                let mut ends = [0usize; 2];
+                for (k, end) in ends.iter_mut().enumerate() {
+                    let path = &attach.args[k];
+                    let target = tree
+                        .resolve_path(i, path)
+                        .ok_or_else(|| attach.error(format!("no node at '{path}'")))?;
+                    *end = *body_part
+                        .get(&target)
+                        .ok_or_else(|| attach.error(format!("'{path}' is not a RigidBody")))?;
+                }
+                let [child, parent] = ends;
+                if child == parent {
+                    return Err(attach.error("a joint needs two different bodies"));
+                }
+                let anchor_local = match n.last_call("setAnchor") {
+                    Some(c) => {
+                        c.expect_args(3)?;
+                        c.vec3(0)?
+                    }
+                    None => Vector3::zeros(),
+                };
+                let axis_call = n.last_call("setAxis").ok_or_else(|| n.error("missing setAxis"))?;
+                let axis_local = match axis_call.args.len() {
+                    1 => match axis_call.text(0)? {
+                        "0" => Vector3::x(),
+                        "1" => Vector3::y(),
+                        "2" => Vector3::z(),
+                        other => return Err(axis_call.error(format!("axis index '{other}' is not 0, 1 or 2"))),
+                    },
+                    3 => axis_call.vec3(0)?,
+                    k => return Err(axis_call.error(format!("expected 1 or 3 arguments, got {k}"))),
+                };
+                let axis_world = frame.rotation * axis_local;
+                let axis = Unit::try_new(axis_world, 1e-9)
+                    .ok_or_else(|| axis_call.error("the axis has zero length"))?;
+                let stop = |m: &str| -> Result<Option<f64>, SceneError> {
+                    match n.last_call(m) {
+                        Some(c) => {
+                            c.expect_args(2)?;
+                            Ok(Some(c.num(1)?))
+                        }
+                        None => Ok(None),
+                    }
+                };
+                let min_deg = stop("setLowStopDeg")?.unwrap_or(-180.0);
+                let max_deg = stop("setHighStopDeg")?.unwrap_or(180.0);
+                if min_deg > max_deg {
+                    return Err(n.error(format!(
+                        "low stop {min_deg} is above high stop {max_deg} (would make an unlimited joint)"
+                    )));
+                }
+                let max_torque = stop("setMaxMotorForce")?.unwrap_or(0.0);
+                let max_speed = match n.last_call("setJointMaxSpeed1") {
+                    Some(c) => {
+                        c.expect_args(1)?;
+                        c.num(0)?
+                    }
+                    None => return Err(n.error("missing setJointMaxSpeed1")),
+                };
+                if max_speed < 0.0 || max_torque < 0.0 {
+                    return Err(n.error("max speed and max motor force must not be negative"));
+                }
+                let mut perceptor = None;
+                let mut effector = None;
+                for &c in &n.children {
+                    let cn = &tree.nodes[c];
+                    match cn.class.as_str() {
+                        "HingePerceptor" => perceptor = cn.name.clone(),
+                        "HingeEffector" => effector = cn.name.clone(),
+                        _ => {}
+                    }
+                }
+                let perceptor = perceptor.ok_or_else(|| n.error("missing a named HingePerceptor"))?;
+                let effector = effector.ok_or_else(|| n.error("missing a named HingeEffector"))?;
+                if joints.iter().any(|j| &*j.effector == effector || &*j.perceptor == perceptor) {
+                    return Err(n.error(format!("duplicate joint name {perceptor}/{effector}")));
+                }
+                joint_node.insert(i, joints.len());
+                joint_world_anchor.push((frame * nalgebra::Point3::from(anchor_local)).coords);
+                joints.push(JointDesc {
+                    perceptor: Arc::from(perceptor.as_str()),
+                    effector: Arc::from(effector.as_str()),
+                    parent,
+                    child,
+                    anchor: Vector3::zeros(),
+                    axis: Unit::new_normalize(v3(axis.into_inner())),
+                    min_deg: f(min_deg),
+                    max_deg: f(max_deg),
+                    max_speed: f(max_speed),
+                    max_torque: f(max_torque),
+                });
+            }
+            "HingePerceptor" => {
+                let j = n
+                    .parent
+                    .and_then(|p| joint_node.get(&p).copied())
+                    .ok_or_else(|| n.error("a HingePerceptor must be inside a HingeJoint"))?;
+                perceptor_order.push(PerceptorSlot::Joint(j));
+            }
+            "GyroRatePerceptor" => {
+                torso = part_of(i);
+                perceptor_order.push(PerceptorSlot::Gyro);
+            }
+            "Accelerometer" => perceptor_order.push(PerceptorSlot::Acc),
+            "RestrictedVisionPerceptor" | "VisionPerceptor" => {
+                head = part_of(i);
+                perceptor_order.push(PerceptorSlot::Vision);
+            }
+            "ForceResistancePerceptor" => {
+                let part = part_of(i).ok_or_else(|| n.error("a ForceResistancePerceptor must be in a part's Transform"))?;
+                let name = n.name.clone().ok_or_else(|| n.error("missing setName"))?;
+                perceptor_order.push(PerceptorSlot::Force(foot_sensors.len()));
+                foot_sensors.push(FootSensorDesc {
+                    name: Arc::from(name.as_str()),
+                    part,
+                });
+            }
+            "AgentState" => {
+                if let Some(c) = n.last_call("setRobotType") {
+                    c.expect_args(1)?;
+                    let t = c.num(0)?;
+                    if !(0.0..=255.0).contains(&t) || t.fract() != 0.0 {
+                        return Err(c.error(format!("robot type {t} is not an integer 0-255")));
+                    }
+                    robot_type = Some(t as u8);
+                }
+            }
+            _ => {}
+        }
+    }
+    let torso = torso
+        .or_else(|| parts.iter().position(|p| &*p.name == "torso"))
+        .ok_or_else(|| invalid(scene, "no torso (GyroRatePerceptor or AgentAspect part)"))?;
+    let head = head.unwrap_or(torso);
+    // Express everything relative to the torso centre.
+    let origin = positions[torso];
+    for (p, w) in parts.iter_mut().zip(&positions) {
+        p.pos = v3(w - origin);
+    }
+    for (j, w) in joints.iter_mut().zip(&joint_world_anchor) {
+        j.anchor = v3(w - origin);
+    }
+    Ok(RobotModel {
+        scene: Arc::from(scene),
+        robot_type: robot_type.unwrap_or(0),
+        parts,
+        joints,
+        foot_sensors,
+        perceptor_order,
+        torso,
+        head,
+    })
+}

@@ -1,0 +1,910 @@
+//! The physical world: rapier3d sets holding the field (ground, goals,
+//! border walls), the ball and every robot, stepped one 20 ms cycle at a
+//! time.
+//!
+//! This module owns the rapier state and answers questions about it
+//! through small read-only helpers; it never decides anything about the
+//! game (that is `rules`), never reads sockets and never uses a clock or a
+//! random generator. Robots are kept in a `BTreeMap` so that every pass
+//! over them runs in handle order (deterministic).
+//!
+//! Engine choices (see also [`PhysicsConfig`]):
+//! * one cycle = `substeps` rapier steps of `0.02 / substeps` s, each with
+//!   `solver_iterations` TGS sub-iterations; joint speed targets and drag
+//!   are held constant over the cycle;
+//! * hinges as impulse joints (default) or as multibody joints with the
+//!   torso as root ([`JointKind`]);
+//! * motors: rapier velocity motors (acceleration-based model, high gain)
+//!   limited to the model's maximum torque (10 N·m); plain hard limits;
+//! * no self-collision: a contact filter hook drops pairs of one robot;
+//! * drag as rapier damping coefficients (linear exact, angular capped);
+//! * sleeping disabled for robots and ball.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
+use rapier3d::prelude::*;
+
+use crate::sim::model::{collider_shape, collider_surface, RobotModel, ShapeDesc};
+use crate::sim::scene::{SceneError, SceneLibrary, SceneTree};
+
+/// Which rapier joint kind carries the robot's hinges.
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JointKind {
+    /// Impulse joints: one constraint per hinge, solved iteratively with
+    /// the contacts. Fast (linear in the number of bodies).
+    Impulse,
+    /// Multibody (reduced-coordinate) joints with the torso as root: exact
+    /// hinges, but a dense solve per robot.
+    Multibody,
+}
+
+/// Physics settings: the `physics:` section of `conf/server.ron`.
+#[derive(serde::Deserialize, Clone, Debug)]
+#[serde(deny_unknown_fields, default)]
+pub struct PhysicsConfig {
+    /// Field scene file (ground, goals, border walls, ball). Default:
+    /// `scenes/soccer.rsg` of this crate. Files it imports are resolved
+    /// relative to its directory.
+    pub field_scene: PathBuf,
+    /// Cycle length in seconds. Default 0.02.
+    pub cycle_dt: f32,
+    /// Rapier steps per cycle (each `cycle_dt / substeps` long). Default 1.
+    pub substeps: usize,
+    /// Rapier solver iterations (TGS sub-steps) per rapier step. Default 8.
+    pub solver_iterations: usize,
+    /// Internal PGS iterations per solver iteration. Default 1.
+    pub internal_pgs_iterations: usize,
+    /// Gravity along −z, m/s². Default 9.81.
+    pub gravity: f32,
+    /// Joint kind for the robot's hinges. Default `Impulse`.
+    pub joint_kind: JointKind,
+    /// Velocity-motor gain (rapier "damping" factor of the
+    /// acceleration-based motor model; larger = closer to a hard velocity
+    /// constraint). Default 1000.
+    pub motor_gain: f32,
+    /// Apply the 0.7.3 rule: ignore a speed command while the joint is not
+    /// strictly inside its limits. Default false (0.7.1 behaviour).
+    pub ignore_commands_outside_range: bool,
+    /// Friction coefficient of robot parts (combined with `Max`). The
+    /// reference has unbounded friction. Default 1.0.
+    pub robot_friction: f32,
+    /// Friction coefficient of the ball. Default 1.0.
+    pub ball_friction: f32,
+    /// Restitution of the ball (tuned to the reference drop traces).
+    /// Default 0.6.
+    pub ball_restitution: f32,
+    /// Restitution of goals and border walls. Default 0.8.
+    pub static_restitution: f32,
+    /// Linear drag of every robot part, N per m/s. Default 0.01.
+    pub part_linear_drag: f32,
+    /// Angular drag of every robot part, N·m per rad/s. Default 0.01
+    /// (applied as damping = drag / mean inertia, capped at
+    /// `max_part_angular_damping`).
+    pub part_angular_drag: f32,
+    /// Cap of the per-part angular damping coefficient, 1/s. Default 2.0.
+    pub max_part_angular_damping: f32,
+    /// Linear drag of the ball, N per m/s. Default 0.01.
+    pub ball_linear_drag: f32,
+    /// Angular drag of the ball, N·m per rad/s. Default 5e-5.
+    pub ball_angular_drag: f32,
+    /// Contact spring natural frequency (rapier), Hz. Default 30.
+    pub contact_natural_frequency: f32,
+    /// Contact spring damping ratio (rapier). Default 5.
+    pub contact_damping_ratio: f32,
+    /// Penetration allowed before correction, m (the reference's surface
+    /// layer). Default 0.001.
+    pub allowed_linear_error: f32,
+    /// Let bodies sleep when idle. Default false.
+    pub allow_sleep: bool,
+}
+
+impl Default for PhysicsConfig {
+    fn default() -> Self {
+        PhysicsConfig {
+            field_scene: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/soccer.rsg")),
+            cycle_dt: 0.02,
+            substeps: 1,
+            solver_iterations: 8,
+            internal_pgs_iterations: 1,
+            gravity: 9.81,
+            joint_kind: JointKind::Impulse,
+            motor_gain: 1000.0,
+            ignore_commands_outside_range: false,
+            robot_friction: 1.0,
+            ball_friction: 1.0,
+            ball_restitution: 0.6,
+            static_restitution: 0.8,
+            part_linear_drag: 0.01,
+            part_angular_drag: 0.01,
+            max_part_angular_damping: 2.0,
+            ball_linear_drag: 0.01,
+            ball_angular_drag: 5e-5,
+            contact_natural_frequency: 30.0,
+            contact_damping_ratio: 5.0,
+            allowed_linear_error: 0.001,
+            allow_sleep: false,
+        }
+    }
+}
+
+/// Identifies a robot in the [`World`]. Handles are never reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RobotHandle(pub u32);
+
+// Collider user data: kind in the low byte, part index in the next 16 bits,
+// robot id in the high 32 bits.
+const KIND_STATIC: u128 = 0;
+const KIND_GROUND: u128 = 1;
+const KIND_BALL: u128 = 2;
+const KIND_PART: u128 = 3;
+const KIND_SENSOR: u128 = 4;
+
+fn tag(kind: u128, robot: u32, part: usize) -> u128 {
+    kind | ((part as u128 & 0xffff) << 8) | ((robot as u128) << 32)
+}
+
+fn tag_kind(u: u128) -> u128 {
+    u & 0xff
+}
+
+fn tag_robot(u: u128) -> u32 {
+    (u >> 32) as u32
+}
+
+/// Drops contacts between two parts of the same robot.
+struct NoSelfCollision;
+
+impl PhysicsHooks for NoSelfCollision {
+    fn filter_contact_pair(&self, ctx: &PairFilterContext) -> Option<SolverFlags> {
+        let a = ctx.colliders.get(ctx.collider1).map(|c| c.user_data)?;
+        let b = ctx.colliders.get(ctx.collider2).map(|c| c.user_data)?;
+        if tag_kind(a) == KIND_PART && tag_kind(b) == KIND_PART && tag_robot(a) == tag_robot(b) {
+            None
+        } else {
+            Some(SolverFlags::COMPUTE_IMPULSES)
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum JointRef {
+    Impulse(ImpulseJointHandle),
+    Multibody(MultibodyJointHandle),
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct FootAccum {
+    touched: bool,
+    force: Vector3<f32>,
+    weighted_point: Vector3<f32>,
+    weight: f32,
+}
+
+struct Robot {
+    model: Arc<RobotModel>,
+    bodies: Vec<RigidBodyHandle>,
+    colliders: Vec<Option<ColliderHandle>>,
+    joints: Vec<JointRef>,
+    targets: Vec<f32>,
+    foot_accum: Vec<FootAccum>,
+    foot_result: Vec<Option<(Vector3<f32>, Vector3<f32>)>>,
+}
+
+/// Static geometry and the ball, read from the field scene.
+#[derive(Debug, Clone)]
+struct FieldDesc {
+    ground: Option<(Vector3<f32>, f32)>,
+    statics: Vec<(Isometry3<f32>, ShapeDesc, bool)>,
+    ball: Option<BallDesc>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct BallDesc {
+    pos: Vector3<f32>,
+    radius: f32,
+    mass: f32,
+}
+
+/// The rapier world: field, ball and robots.
+pub struct World {
+    cfg: PhysicsConfig,
+    params: IntegrationParameters,
+    gravity: Vector3<f32>,
+    pipeline: PhysicsPipeline,
+    islands: IslandManager,
+    broad_phase: DefaultBroadPhase,
+    narrow_phase: NarrowPhase,
+    bodies: RigidBodySet,
+    colliders: ColliderSet,
+    impulse_joints: ImpulseJointSet,
+    multibody_joints: MultibodyJointSet,
+    ccd: CCDSolver,
+    ball_body: RigidBodyHandle,
+    ball_collider: ColliderHandle,
+    robots: BTreeMap<RobotHandle, Robot>,
+    next_robot: u32,
+    touches: BTreeSet<RobotHandle>,
+    robot_pairs: BTreeSet<(RobotHandle, RobotHandle)>,
+}
+
+fn shape_of(s: ShapeDesc) -> SharedShape {
+    match s {
+        ShapeDesc::Box(l) => SharedShape::cuboid(l.x / 2.0, l.y / 2.0, l.z / 2.0),
+        ShapeDesc::Sphere { radius } => SharedShape::ball(radius),
+        ShapeDesc::Capsule { radius, length } => SharedShape::capsule_z(length / 2.0, radius),
+    }
+}
+
+fn iso32(i: &Isometry3<f64>) -> Isometry3<f32> {
+    nalgebra::convert(*i)
+}
+
+fn read_field(tree: &SceneTree, scene: &str) -> Result<FieldDesc, SceneError> {
+    let mut field = FieldDesc {
+        ground: None,
+        statics: Vec::new(),
+        ball: None,
+    };
+    for i in tree.depth_first() {
+        let n = &tree.nodes[i];
+        if n.class == "PlaneCollider" {
+            let c = n.last_call("setParams").ok_or_else(|| n.error("missing setParams"))?;
+            c.expect_args(4)?;
+            let normal = c.vec3(0)?;
+            let len = normal.norm();
+            if len < 1e-9 {
+                return Err(c.error("plane normal has zero length"));
+            }
+            let d = c.num(3)?;
+            field.ground = Some(((normal / len).map(|x| x as f32), (d / len) as f32));
+            continue;
+        }
+        let Some(shape) = collider_shape(tree, i)? else {
+            continue;
+        };
+        let tr = tree.enclosing_transform(i);
+        let body_sibling = tr.and_then(|t| {
+            tree.nodes[t]
+                .children
+                .iter()
+                .copied()
+                .find(|&c| tree.nodes[c].class == "RigidBody")
+        });
+        match body_sibling {
+            Some(b) => {
+                let bn = &tree.nodes[b];
+                let c = bn
+                    .last_call("setSphereTotal")
+                    .ok_or_else(|| bn.error("the field's dynamic body must be a sphere (setSphereTotal)"))?;
+                c.expect_args(2)?;
+                let radius = match shape {
+                    ShapeDesc::Sphere { radius } => radius,
+                    _ => return Err(n.error("the ball collider must be a SphereCollider")),
+                };
+                if field.ball.is_some() {
+                    return Err(bn.error("a second dynamic body in the field scene"));
+                }
+                let mass = c.num(0)? as f32;
+                if !(mass > 0.0) {
+                    return Err(c.error("mass must be positive"));
+                }
+                field.ball = Some(BallDesc {
+                    pos: n.world.translation.vector.map(|x| x as f32),
+                    radius,
+                    mass,
+                });
+            }
+            None => {
+                let has_contact = n
+                    .children
+                    .iter()
+                    .any(|&c| matches!(tree.nodes[c].class.as_str(), "ContactJointHandler" | "TouchPerceptorHandler"));
+                let has_handler = !n.children.is_empty();
+                // A collider with only a recorder handler senses, never touches.
+                let sensor = has_handler && !has_contact;
+                let _ = collider_surface(tree, i)?;
+                field.statics.push((iso32(&n.world), shape, sensor));
+            }
+        }
+    }
+    if field.ball.is_none() {
+        return Err(SceneError::Invalid {
+            scene: scene.to_string(),
+            message: "the field scene has no ball (a Ball with a RigidBody and a SphereCollider)".into(),
+        });
+    }
+    Ok(field)
+}
+
+/// Signed hinge angle (rad) of `child` relative to `parent` about `axis`
+/// (given in the parent frame; zero pose has identity relative rotation).
+fn hinge_angle(parent: &UnitQuaternion<f32>, child: &UnitQuaternion<f32>, axis: &Vector3<f32>) -> f32 {
+    let q = parent.inverse() * child;
+    let a = 2.0 * axis.dot(&q.imag()).atan2(q.w);
+    // Wrap to (-pi, pi].
+    if a > std::f32::consts::PI {
+        a - 2.0 * std::f32::consts::PI
+    } else if a <= -std::f32::consts::PI {
+        a + 2.0 * std::f32::consts::PI
+    } else {
+        a
+    }
+}
+
+/// The torso orientation for a heading in the field frame (0 = facing +x).
+fn heading_rotation(heading_deg: f32) -> UnitQuaternion<f32> {
+    UnitQuaternion::from_axis_angle(&Vector3::z_axis(), (heading_deg - 90.0).to_radians())
+}
+
+impl World {
+    /// Builds the world from the configuration: ground, goals, border
+    /// walls and ball from the field scene.
+    pub fn new(cfg: &PhysicsConfig) -> Result<World, SceneError> {
+        let dir = cfg
+            .field_scene
+            .parent()
+            .map(|p| p.to_path_buf())
+            .unwrap_or_else(|| PathBuf::from("."));
+        let name = cfg
+            .field_scene
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let lib = SceneLibrary::load(&dir)?;
+        if !lib.contains(&name) {
+            return Err(SceneError::UnknownScene(cfg.field_scene.display().to_string()));
+        }
+        let tree = lib.instantiate(&name, &[])?;
+        let field = read_field(&tree, &name)?;
+
+        let mut params = IntegrationParameters::default();
+        let substeps = cfg.substeps.max(1);
+        params.dt = cfg.cycle_dt / substeps as f32;
+        params.num_solver_iterations =
+            std::num::NonZeroUsize::new(cfg.solver_iterations.max(1)).unwrap_or(std::num::NonZeroUsize::MIN);
+        params.num_internal_pgs_iterations = cfg.internal_pgs_iterations.max(1);
+        params.contact_natural_frequency = cfg.contact_natural_frequency;
+        params.contact_damping_ratio = cfg.contact_damping_ratio;
+        params.normalized_allowed_linear_error = cfg.allowed_linear_error;
+
+        let mut bodies = RigidBodySet::new();
+        let mut colliders = ColliderSet::new();
+        if let Some((n, d)) = field.ground {
+            let normal = nalgebra::Unit::new_normalize(n);
+            colliders.insert(
+                ColliderBuilder::halfspace(normal)
+                    .translation(n * d)
+                    .friction(cfg.robot_friction)
+                    .user_data(tag(KIND_GROUND, 0, 0))
+                    .build(),
+            );
+        }
+        for (pose, shape, sensor) in &field.statics {
+            colliders.insert(
+                ColliderBuilder::new(shape_of(*shape))
+                    .position(*pose)
+                    .sensor(*sensor)
+                    .restitution(cfg.static_restitution)
+                    .user_data(tag(if *sensor { KIND_SENSOR } else { KIND_STATIC }, 0, 0))
+                    .build(),
+            );
+        }
+        let ball = field.ball.unwrap_or(BallDesc {
+            pos: Vector3::new(0.0, 0.0, 0.042),
+            radius: 0.042,
+            mass: 0.026,
+        });
+        let inertia = 0.4 * ball.mass * ball.radius * ball.radius;
+        let ball_body = bodies.insert(
+            RigidBodyBuilder::dynamic()
+                .translation(ball.pos)
+                .additional_mass_properties(MassProperties::new(
+                    Point3::origin(),
+                    ball.mass,
+                    Vector3::repeat(inertia),
+                ))
+                .linear_damping(cfg.ball_linear_drag / ball.mass)
+                .angular_damping(cfg.ball_angular_drag / inertia)
+                .can_sleep(cfg.allow_sleep)
+                .ccd_enabled(true)
+                .build(),
+        );
+        let ball_collider = colliders.insert_with_parent(
+            ColliderBuilder::ball(ball.radius)
+                .density(0.0)
+                .friction(cfg.ball_friction)
+                .restitution(cfg.ball_restitution)
+                .restitution_combine_rule(CoefficientCombineRule::Max)
+                .user_data(tag(KIND_BALL, 0, 0))
+                .build(),
+            ball_body,
+            &mut bodies,
+        );
+        Ok(World {
+            cfg: cfg.clone(),
+            params,
+            gravity: Vector3::new(0.0, 0.0, -cfg.gravity),
+            pipeline: PhysicsPipeline::new(),
+            islands: IslandManager::new(),
+            broad_phase: DefaultBroadPhase::new(),
+            narrow_phase: NarrowPhase::new(),
+            bodies,
+            colliders,
+            impulse_joints: ImpulseJointSet::new(),
+            multibody_joints: MultibodyJointSet::new(),
+            ccd: CCDSolver::new(),
+            ball_body,
+            ball_collider,
+            robots: BTreeMap::new(),
+            next_robot: 1,
+            touches: BTreeSet::new(),
+            robot_pairs: BTreeSet::new(),
+        })
+    }
+
+    /// The configuration the world was built with.
+    pub fn config(&self) -> &PhysicsConfig {
+        &self.cfg
+    }
+
+    /// Adds a robot in its zero pose with the torso centre at `torso_pos`
+    /// and the given heading in the field frame (0 = facing +x; the model
+    /// faces its local +y, so it is turned by heading − 90° about z).
+    pub fn add_robot(&mut self, model: Arc<RobotModel>, torso_pos: Vector3<f32>, heading_deg: f32) -> RobotHandle {
+        let id = self.next_robot;
+        self.next_robot = self.next_robot.wrapping_add(1).max(1);
+        let handle = RobotHandle(id);
+        let rot = heading_rotation(if heading_deg.is_finite() { heading_deg } else { 0.0 });
+        let cfg = &self.cfg;
+        let mut bodies = Vec::with_capacity(model.parts.len());
+        let mut colliders = Vec::with_capacity(model.parts.len());
+        for (pi, p) in model.parts.iter().enumerate() {
+            let pos = Isometry3::from_parts(Translation3::from(torso_pos + rot * p.pos), rot);
+            let mean_i = (p.inertia.x + p.inertia.y + p.inertia.z) / 3.0;
+            let ang_damp = if mean_i > 0.0 {
+                (cfg.part_angular_drag / mean_i).min(cfg.max_part_angular_damping)
+            } else {
+                0.0
+            };
+            let b = self.bodies.insert(
+                RigidBodyBuilder::dynamic()
+                    .position(pos)
+                    .additional_mass_properties(MassProperties::new(Point3::origin(), p.mass, p.inertia))
+                    .linear_damping(cfg.part_linear_drag / p.mass)
+                    .angular_damping(ang_damp)
+                    .can_sleep(cfg.allow_sleep)
+                    .build(),
+            );
+            let c = p.collider.map(|s| {
+                self.colliders.insert_with_parent(
+                    ColliderBuilder::new(shape_of(s))
+                        .density(0.0)
+                        .friction(cfg.robot_friction)
+                        .friction_combine_rule(CoefficientCombineRule::Max)
+                        .active_hooks(ActiveHooks::FILTER_CONTACT_PAIRS)
+                        .user_data(tag(KIND_PART, id, pi))
+                        .build(),
+                    b,
+                    &mut self.bodies,
+                )
+            });
+            bodies.push(b);
+            colliders.push(c);
+        }
+        let mut joints = Vec::with_capacity(model.joints.len());
+        for j in &model.joints {
+            let joint = RevoluteJointBuilder::new(j.axis)
+                .local_anchor1(Point3::from(j.anchor - model.parts[j.parent].pos))
+                .local_anchor2(Point3::from(j.anchor - model.parts[j.child].pos))
+                .limits([j.min_deg.to_radians(), j.max_deg.to_radians()])
+                .motor_model(MotorModel::AccelerationBased)
+                .motor_velocity(0.0, cfg.motor_gain)
+                .motor_max_force(j.max_torque)
+                .contacts_enabled(false)
+                .build();
+            let (p, c) = (bodies[j.parent], bodies[j.child]);
+            let r = match cfg.joint_kind {
+                JointKind::Impulse => Some(JointRef::Impulse(self.impulse_joints.insert(p, c, joint, true))),
+                JointKind::Multibody => self
+                    .multibody_joints
+                    .insert(p, c, joint, true)
+                    .map(JointRef::Multibody),
+            };
+            match r {
+                Some(r) => joints.push(r),
+                // A joint that closes a loop cannot be a multibody link; keep
+                // it as an impulse joint.
+                None => joints.push(JointRef::Impulse(self.impulse_joints.insert(p, c, joint, true))),
+            }
+        }
+        let n_feet = model.foot_sensors.len();
+        let n_joints = model.joints.len();
+        self.robots.insert(
+            handle,
+            Robot {
+                model,
+                bodies,
+                colliders,
+                joints,
+                targets: vec![0.0; n_joints],
+                foot_accum: vec![FootAccum::default(); n_feet],
+                foot_result: vec![None; n_feet],
+            },
+        );
+        handle
+    }
+
+    /// Removes a robot and everything attached to it.
+    pub fn remove_robot(&mut self, h: RobotHandle) {
+        if let Some(r) = self.robots.remove(&h) {
+            for b in r.bodies {
+                self.bodies.remove(
+                    b,
+                    &mut self.islands,
+                    &mut self.colliders,
+                    &mut self.impulse_joints,
+                    &mut self.multibody_joints,
+                    true,
+                );
+            }
+        }
+        self.touches.remove(&h);
+        self.robot_pairs.retain(|(a, b)| *a != h && *b != h);
+    }
+
+    /// Handles of all robots, sorted.
+    pub fn robots(&self) -> Vec<RobotHandle> {
+        self.robots.keys().copied().collect()
+    }
+
+    /// Sets a joint's speed target (rad/s): clamped to ±max speed, NaN and
+    /// infinities ignored, held until the next command; wakes the robot.
+    pub fn set_joint_speed(&mut self, h: RobotHandle, joint: usize, rad_per_s: f32) {
+        if !rad_per_s.is_finite() {
+            return;
+        }
+        let Some(angle) = self.joint_angle_rad(h, joint) else {
+            return;
+        };
+        let ignore_outside = self.cfg.ignore_commands_outside_range;
+        let gain = self.cfg.motor_gain;
+        let Some(r) = self.robots.get_mut(&h) else {
+            return;
+        };
+        let Some(j) = r.model.joints.get(joint) else {
+            return;
+        };
+        if ignore_outside {
+            let (lo, hi) = (j.min_deg.to_radians(), j.max_deg.to_radians());
+            if !(angle > lo && angle < hi) {
+                return;
+            }
+        }
+        let v = rad_per_s.clamp(-j.max_speed, j.max_speed);
+        r.targets[joint] = v;
+        match r.joints[joint] {
+            JointRef::Impulse(jh) => {
+                if let Some(ij) = self.impulse_joints.get_mut(jh) {
+                    ij.data.set_motor_velocity(JointAxis::AngX, v, gain);
+                }
+            }
+            JointRef::Multibody(mh) => {
+                if let Some((mb, link)) = self.multibody_joints.get_mut(mh) {
+                    if let Some(l) = mb.link_mut(link) {
+                        l.joint.data.set_motor_velocity(JointAxis::AngX, v, gain);
+                    }
+                }
+            }
+        }
+        for b in &r.bodies {
+            if let Some(rb) = self.bodies.get_mut(*b) {
+                rb.wake_up(true);
+            }
+        }
+    }
+
+    /// The current speed target of a joint (rad/s).
+    pub fn joint_target(&self, h: RobotHandle, joint: usize) -> f32 {
+        self.robots
+            .get(&h)
+            .and_then(|r| r.targets.get(joint).copied())
+            .unwrap_or(0.0)
+    }
+
+    /// Rigidly moves a robot: torso upright at `torso_pos` with the
+    /// heading, every other part keeping its pose relative to the torso
+    /// (joint angles kept), all velocities zeroed.
+    pub fn place_robot(&mut self, h: RobotHandle, torso_pos: Vector3<f32>, heading_deg: f32) {
+        let Some(r) = self.robots.get(&h) else {
+            return;
+        };
+        let heading = if heading_deg.is_finite() { heading_deg } else { 0.0 };
+        let torso_pos = if torso_pos.iter().all(|x| x.is_finite()) {
+            torso_pos
+        } else {
+            return;
+        };
+        let Some(old_torso) = self.bodies.get(r.bodies[r.model.torso]).map(|b| *b.position()) else {
+            return;
+        };
+        let new_torso = Isometry3::from_parts(Translation3::from(torso_pos), heading_rotation(heading));
+        let delta = new_torso * old_torso.inverse();
+        for b in &r.bodies {
+            if let Some(rb) = self.bodies.get_mut(*b) {
+                let p = delta * rb.position();
+                rb.set_position(p, true);
+                rb.set_linvel(Vector3::zeros(), true);
+                rb.set_angvel(Vector3::zeros(), true);
+                rb.reset_forces(true);
+                rb.reset_torques(true);
+            }
+        }
+        if let Some(JointRef::Multibody(mh)) = r.joints.first().copied() {
+            if let Some((mb, _)) = self.multibody_joints.get_mut(mh) {
+                mb.generalized_velocity_mut().fill(0.0);
+                mb.forward_kinematics(&self.bodies, true);
+                mb.update_rigid_bodies(&mut self.bodies, false);
+            }
+        }
+        if let Some(r) = self.robots.get_mut(&h) {
+            for f in r.foot_result.iter_mut() {
+                *f = None;
+            }
+        }
+    }
+
+    /// Advances the world by one cycle (`substeps` rapier steps).
+    pub fn step(&mut self) {
+        for r in self.robots.values_mut() {
+            for a in r.foot_accum.iter_mut() {
+                *a = FootAccum::default();
+            }
+        }
+        self.touches.clear();
+        self.robot_pairs.clear();
+        let hooks = NoSelfCollision;
+        for _ in 0..self.cfg.substeps.max(1) {
+            self.pipeline.step(
+                &self.gravity,
+                &self.params,
+                &mut self.islands,
+                &mut self.broad_phase,
+                &mut self.narrow_phase,
+                &mut self.bodies,
+                &mut self.colliders,
+                &mut self.impulse_joints,
+                &mut self.multibody_joints,
+                &mut self.ccd,
+                None,
+                &hooks,
+                &(),
+            );
+            self.collect_contacts();
+        }
+        let cycle = self.cfg.cycle_dt;
+        for r in self.robots.values_mut() {
+            for (a, out) in r.foot_accum.iter().zip(r.foot_result.iter_mut()) {
+                *out = if a.touched {
+                    let c = if a.weight > 0.0 {
+                        a.weighted_point / a.weight
+                    } else {
+                        Vector3::zeros()
+                    };
+                    Some((c, a.force / cycle))
+                } else {
+                    None
+                };
+            }
+        }
+    }
+
+    fn robot_of(&self, c: ColliderHandle) -> Option<RobotHandle> {
+        let u = self.colliders.get(c)?.user_data;
+        (tag_kind(u) == KIND_PART).then(|| RobotHandle(tag_robot(u)))
+    }
+
+    /// Accumulates foot forces, ball touches and robot pairs after one
+    /// rapier step.
+    fn collect_contacts(&mut self) {
+        for pair in self.narrow_phase.contact_pairs_with(self.ball_collider) {
+            if !pair.has_any_active_contact {
+                continue;
+            }
+            let other = if pair.collider1 == self.ball_collider {
+                pair.collider2
+            } else {
+                pair.collider1
+            };
+            if let Some(h) = self.robot_of(other) {
+                self.touches.insert(h);
+            }
+        }
+        for pair in self.narrow_phase.contact_pairs() {
+            if !pair.has_any_active_contact {
+                continue;
+            }
+            if let (Some(a), Some(b)) = (self.robot_of(pair.collider1), self.robot_of(pair.collider2)) {
+                if a != b {
+                    self.robot_pairs.insert((a.min(b), a.max(b)));
+                }
+            }
+        }
+        for r in self.robots.values_mut() {
+            for (si, s) in r.model.foot_sensors.iter().enumerate() {
+                let Some(Some(ch)) = r.colliders.get(s.part).copied() else {
+                    continue;
+                };
+                let Some(foot) = self.bodies.get(r.bodies[s.part]) else {
+                    continue;
+                };
+                let foot_pose = *foot.position();
+                let acc = &mut r.foot_accum[si];
+                for pair in self.narrow_phase.contact_pairs_with(ch) {
+                    if !pair.has_any_active_contact {
+                        continue;
+                    }
+                    let foot_is_1 = pair.collider1 == ch;
+                    let Some(c1) = self.colliders.get(pair.collider1) else {
+                        continue;
+                    };
+                    let c1_pose = *c1.position();
+                    for m in &pair.manifolds {
+                        if m.data.solver_contacts.is_empty() {
+                            continue;
+                        }
+                        acc.touched = true;
+                        let n = if foot_is_1 { -m.data.normal } else { m.data.normal };
+                        for pt in &m.points {
+                            let imp = pt.data.impulse;
+                            if imp <= 0.0 {
+                                continue;
+                            }
+                            let f_world = n * imp;
+                            let p_world = c1_pose * pt.local_p1;
+                            let p_local = foot_pose.inverse_transform_point(&p_world);
+                            acc.force += foot_pose.rotation.inverse_transform_vector(&f_world);
+                            acc.weighted_point += p_local.coords * imp;
+                            acc.weight += imp;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn robot(&self, h: RobotHandle) -> Option<&Robot> {
+        self.robots.get(&h)
+    }
+
+    /// The model of a robot.
+    ///
+    /// # Panics
+    /// If the handle is not (or no longer) in the world: handles come from
+    /// [`World::add_robot`] and must not be used after
+    /// [`World::remove_robot`].
+    pub fn robot_model(&self, h: RobotHandle) -> &Arc<RobotModel> {
+        match self.robots.get(&h) {
+            Some(r) => &r.model,
+            None => panic!("robot_model: unknown robot handle {h:?}"),
+        }
+    }
+
+    /// Whether a robot handle is in the world.
+    pub fn contains_robot(&self, h: RobotHandle) -> bool {
+        self.robots.contains_key(&h)
+    }
+
+    fn joint_angle_rad(&self, h: RobotHandle, joint: usize) -> Option<f32> {
+        let r = self.robot(h)?;
+        let j = r.model.joints.get(joint)?;
+        let p = self.bodies.get(r.bodies[j.parent])?;
+        let c = self.bodies.get(r.bodies[j.child])?;
+        Some(hinge_angle(p.rotation(), c.rotation(), &j.axis))
+    }
+
+    /// Joint angle in degrees (child relative to parent about the axis,
+    /// right-hand rule; agent-protocol.md §2.7). 0 for an unknown joint.
+    pub fn joint_angle_deg(&self, h: RobotHandle, joint: usize) -> f32 {
+        self.joint_angle_rad(h, joint).map(f32::to_degrees).unwrap_or(0.0)
+    }
+
+    /// Pose of a part in the field frame (identity for an unknown part).
+    pub fn part_pose(&self, h: RobotHandle, part: usize) -> Isometry3<f32> {
+        self.robot(h)
+            .and_then(|r| r.bodies.get(part))
+            .and_then(|b| self.bodies.get(*b))
+            .map(|b| *b.position())
+            .unwrap_or_else(Isometry3::identity)
+    }
+
+    /// Linear velocity of a part in the field frame (m/s).
+    pub fn part_linvel(&self, h: RobotHandle, part: usize) -> Vector3<f32> {
+        self.robot(h)
+            .and_then(|r| r.bodies.get(part))
+            .and_then(|b| self.bodies.get(*b))
+            .map(|b| *b.linvel())
+            .unwrap_or_else(Vector3::zeros)
+    }
+
+    /// Torso linear velocity in the field frame (m/s).
+    pub fn torso_linvel(&self, h: RobotHandle) -> Vector3<f32> {
+        match self.robot(h) {
+            Some(r) => self.part_linvel(h, r.model.torso),
+            None => Vector3::zeros(),
+        }
+    }
+
+    /// Torso angular velocity in the torso frame (rad/s).
+    pub fn torso_angvel_local(&self, h: RobotHandle) -> Vector3<f32> {
+        self.robot(h)
+            .and_then(|r| self.bodies.get(r.bodies[r.model.torso]))
+            .map(|b| b.rotation().inverse_transform_vector(b.angvel()))
+            .unwrap_or_else(Vector3::zeros)
+    }
+
+    /// Contact centre and force on a foot sensor during the last step, both
+    /// in the foot's local frame (centre relative to the foot centre);
+    /// `None` without contact (agent-protocol.md §3.9). The force is the
+    /// normal contact force (see the module notes).
+    pub fn foot_force(&self, h: RobotHandle, sensor: usize) -> Option<(Vector3<f32>, Vector3<f32>)> {
+        self.robot(h)?.foot_result.get(sensor).copied().flatten()
+    }
+
+    /// Ball centre in the field frame.
+    pub fn ball_position(&self) -> Vector3<f32> {
+        self.ball_pose().translation.vector
+    }
+
+    /// Ball pose in the field frame.
+    pub fn ball_pose(&self) -> Isometry3<f32> {
+        self.bodies
+            .get(self.ball_body)
+            .map(|b| *b.position())
+            .unwrap_or_else(Isometry3::identity)
+    }
+
+    /// Ball linear velocity (m/s).
+    pub fn ball_velocity(&self) -> Vector3<f32> {
+        self.bodies
+            .get(self.ball_body)
+            .map(|b| *b.linvel())
+            .unwrap_or_else(Vector3::zeros)
+    }
+
+    /// Moves the ball (keeps its velocity, wakes it). Non-finite input is
+    /// ignored.
+    pub fn set_ball_position(&mut self, p: Vector3<f32>) {
+        if !p.iter().all(|x| x.is_finite()) {
+            return;
+        }
+        if let Some(b) = self.bodies.get_mut(self.ball_body) {
+            b.set_translation(p, true);
+        }
+    }
+
+    /// Sets the ball's linear velocity and zeroes its spin. Non-finite
+    /// input is ignored.
+    pub fn set_ball_velocity(&mut self, v: Vector3<f32>) {
+        if !v.iter().all(|x| x.is_finite()) {
+            return;
+        }
+        if let Some(b) = self.bodies.get_mut(self.ball_body) {
+            b.set_linvel(v, true);
+            b.set_angvel(Vector3::zeros(), true);
+        }
+    }
+
+    /// Robots in contact with the ball during the last step, sorted.
+    pub fn ball_touches(&self) -> Vec<RobotHandle> {
+        self.touches.iter().copied().collect()
+    }
+
+    /// Robot-robot contacts during the last step, each pair (smaller,
+    /// larger), sorted.
+    pub fn robot_contacts(&self) -> Vec<(RobotHandle, RobotHandle)> {
+        self.robot_pairs.iter().copied().collect()
+    }
+}

@@ -1,0 +1,244 @@
+//! Issue 2, bad input: every row gets a real-socket test. Each test keeps
+//! a well-behaved "witness" agent cycling while a bad client misbehaves,
+//! and checks the log line, that nothing panicked and that the witness's
+//! cycles went on (time +0.02 per frame).
+
+mod util;
+
+use std::time::Duration;
+
+use util::{capture_logs, joint, now, test_config, wait_for_log, TestAgent, TestServer};
+
+/// Runs `n` witness cycles and checks the clock advanced one step each.
+async fn witness_cycles(w: &mut TestAgent, n: usize) {
+    let mut t = now(&w.cycle("").await);
+    for _ in 0..n {
+        let f = w.cycle("").await;
+        let t2 = now(&f);
+        assert!((t2 - t - 0.02).abs() < 0.011, "witness clock {t} -> {t2}");
+        t = t2;
+    }
+}
+
+async fn setup(team: &str) -> (TestServer, TestAgent) {
+    capture_logs();
+    let server = TestServer::start(test_config()).await;
+    let mut w = server.agent().await;
+    w.join(team, 1, 0).await;
+    (server, w)
+}
+
+/// A bad agent that has a robot and a team, cycling in lockstep with the
+/// witness (sync mode needs both to answer).
+async fn joined_pair(team: &str) -> (TestServer, TestAgent, TestAgent) {
+    let (server, mut w) = setup(team).await;
+    let mut b = server.agent().await;
+    b.create(1).await;
+    w.send("(syn)").await;
+    b.send(&format!("(init (unum 2)(teamname {team}))(syn)")).await;
+    w.recv().await;
+    b.recv().await;
+    (server, w, b)
+}
+
+async fn both_cycle(w: &mut TestAgent, b: &mut TestAgent, b_msg: &str) -> String {
+    w.send("(syn)").await;
+    b.send(b_msg).await;
+    w.recv().await;
+    b.recv().await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_sexpression_is_logged_and_the_client_keeps_playing() {
+    let (server, mut w, mut b) = joined_pair("BadSexp").await;
+    let f = both_cycle(&mut w, &mut b, "(he1 1.0))(he2 (((").await;
+    assert!(f.starts_with("(time"));
+    b.send_raw(&[0, 0, 0, 5]).await;
+    b.send_raw(b"(syn)").await;
+    w.send("(syn)").await;
+    w.recv().await;
+    b.recv().await;
+    assert!(wait_for_log("malformed S-expression").await);
+    // The command before the error was applied; the client keeps playing.
+    let mut last = String::new();
+    for _ in 0..4 {
+        last = both_cycle(&mut w, &mut b, "(syn)").await;
+    }
+    assert!(joint(&last, "hj1") > 1.0, "{last}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_effector_is_logged_with_team_and_unum() {
+    let (server, mut w, mut b) = joined_pair("Unknown").await;
+    for _ in 0..3 {
+        both_cycle(&mut w, &mut b, "(frobnicate 1)(pass)(lle7 1)(syn)").await;
+    }
+    assert!(wait_for_log("unknown effector `frobnicate`").await);
+    assert!(wait_for_log("unknown effector `lle7` for robot type 1").await);
+    let logs = util::logs();
+    let line = logs
+        .lines()
+        .find(|l| l.contains("frobnicate"))
+        .expect("log line");
+    assert!(line.contains("team=Unknown") && line.contains("unum=2") && line.contains("conn="), "{line}");
+    witness_cycles(&mut w, 0).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_gib_length_prefix_closes_only_that_connection() {
+    let (server, mut w) = setup("Huge").await;
+    let mut bad = server.agent().await;
+    bad.send_raw(&[0x80, 0, 0, 0, b'(', b's']).await;
+    assert!(bad.closed_within(Duration::from_secs(5)).await, "connection must be closed");
+    assert!(wait_for_log("bad frame from agent").await);
+    witness_cycles(&mut w, 10).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zero_length_frame_is_harmless() {
+    let (server, mut w, mut b) = joined_pair("Zero").await;
+    b.send_raw(&[0, 0, 0, 0]).await;
+    let f = both_cycle(&mut w, &mut b, "(syn)").await;
+    assert!(f.starts_with("(time"));
+    witness_cycles(&mut w, 0).await;
+    both_cycle(&mut w, &mut b, "(syn)").await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn half_a_frame_then_vanish() {
+    let (server, mut w, mut b) = joined_pair("Half").await;
+    b.send_raw(&[0, 0, 0, 50, b'(', b's', b'y']).await;
+    drop(b);
+    assert!(wait_for_log("agent left").await);
+    witness_cycles(&mut w, 10).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connection_without_scene_does_not_block() {
+    let (server, mut w) = setup("NoScene").await;
+    let _silent = server.agent().await;
+    witness_cycles(&mut w, 20).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn non_ascii_bytes() {
+    let (server, mut w, mut b) = joined_pair("Bytes").await;
+    let mut msg = b"(say h\xffi)(\xff\xfe 1)(he1 \xc3\xa9)".to_vec();
+    msg.extend_from_slice(b"(syn)");
+    let mut bytes = (msg.len() as u32).to_be_bytes().to_vec();
+    bytes.extend_from_slice(&msg);
+    b.send_raw(&bytes).await;
+    w.send("(syn)").await;
+    w.recv().await;
+    let f = b.recv().await;
+    assert!(!f.contains("(hear"), "an invalid say must not be heard: {f}");
+    assert!(wait_for_log("`say` dropped").await);
+    both_cycle(&mut w, &mut b, "(syn)").await;
+    witness_cycles(&mut w, 0).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nan_and_huge_numbers_in_beam_and_joints() {
+    let (server, mut w, mut b) = joined_pair("Nan").await;
+    both_cycle(&mut w, &mut b, "(beam nan 0 0)(beam 1 2 inf)(he1 nan)(he2 1e30)(lae1 -1e300)(syn)").await;
+    assert!(wait_for_log("speed is NaN").await);
+    assert!(wait_for_log("non-finite value").await);
+    let mut f = String::new();
+    for _ in 0..3 {
+        f = both_cycle(&mut w, &mut b, "(syn)").await;
+    }
+    // Huge speeds clamp to the limit; the robot is intact (no NaN anywhere).
+    assert!(!f.contains("nan"), "{f}");
+    assert!(joint(&f, "hj2") > 5.0, "{f}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn init_before_scene_and_second_scene() {
+    let (server, mut w) = setup("Order").await;
+    let mut b = server.agent().await;
+    b.send("(init (unum 3)(teamname Order))(beam 1 1 0)").await;
+    assert!(wait_for_log("command before the robot exists dropped").await);
+    b.send("(scene rsg/agent/nao/nao_hetero.rsg 2)(syn)").await;
+    w.send("(syn)").await;
+    w.recv().await;
+    let f = b.recv().await;
+    assert!(!f.contains("(unum"), "the early init was dropped: {f}");
+    both_cycle(&mut w, &mut b, "(scene rsg/agent/nao/nao_hetero.rsg 0)(syn)").await;
+    assert!(wait_for_log("second `scene` ignored").await);
+    witness_cycles_pair(&mut w, &mut b, 3).await;
+    server.stop().await;
+}
+
+async fn witness_cycles_pair(w: &mut TestAgent, b: &mut TestAgent, n: usize) {
+    for _ in 0..n {
+        let f = both_cycle(w, b, "(syn)").await;
+        let hj = f.matches("(HJ ").count();
+        assert_eq!(hj, 22, "one robot, 22 joints: {f}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn third_team_and_unum_twelve_are_refused() {
+    let (server, mut w) = setup("Third1").await;
+    let mut r = server.agent().await;
+    r.create(0).await;
+    w.send("(syn)").await;
+    r.send("(init (unum 1)(teamname Third2))(syn)").await;
+    w.recv().await;
+    r.recv().await;
+    for (team, unum, expect) in [("Third3", 1, "third team"), ("Third1", 12, "outside 0..11")] {
+        let mut b = server.agent().await;
+        b.create(0).await;
+        w.send("(syn)").await;
+        r.send("(syn)").await;
+        b.send(&format!("(init (unum {unum})(teamname {team}))(syn)")).await;
+        w.recv().await;
+        r.recv().await;
+        for _ in 0..3 {
+            let f = b.recv().await;
+            assert!(!f.contains("(unum"), "{team}/{unum} must not join: {f}");
+            w.send("(syn)").await;
+            r.send("(syn)").await;
+            b.send("(syn)").await;
+            w.recv().await;
+            r.recv().await;
+        }
+        assert!(wait_for_log(expect).await, "log line: {expect}");
+        b.recv().await;
+        drop(b);
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thirty_simultaneous_connections() {
+    capture_logs();
+    let server = TestServer::start(test_config()).await;
+    let addr = server.agent_addr;
+    let mut tasks = Vec::new();
+    for i in 0..30u8 {
+        tasks.push(tokio::spawn(async move {
+            let mut a = TestAgent::connect(addr).await;
+            a.create(i % 5).await;
+            let mut t = 0.0;
+            for _ in 0..20 {
+                let f = a.cycle("(he1 0.3)").await;
+                let t2 = now(&f);
+                assert!(t2 > t);
+                t = t2;
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.expect("agent task");
+    }
+    server.stop().await;
+}

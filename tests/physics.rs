@@ -1,0 +1,12 @@
+//! Acceptance tests of the physical world (issue 3): model facts, standing,
+//! motors, ball, and replays of the reference traces in
+//! `../shared/reference/physics/`.
+
+#[path = "physics/facts.rs"]
+mod facts;
+#[path = "physics/util.rs"]
+mod util;
+#[path = "physics/standing.rs"]
+mod standing;
+#[path = "physics/timing.rs"]
+mod timing;

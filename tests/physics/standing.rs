@@ -1,0 +1,60 @@
+//! Standing: each robot type beamed onto the field with zero commands stays
+//! upright for 10 s, settles at the reference torso height (±5 mm) and its
+//! feet slide less than 1 cm.
+
+use super::util::{reference_setup, world, Trace};
+
+fn stand(robot_type: u8) {
+    let trace = Trace::load(&format!("c_stand_t{robot_type}.csv"));
+    let ref_z = trace.at(500, "torso_z");
+    let mut w = world();
+    let h = reference_setup(&mut w, robot_type);
+    let m = w.robot_model(h).clone();
+    let feet: Vec<usize> = m.foot_sensors.iter().map(|s| s.part).collect();
+    // Feet positions once settled (after 0.5 s) vs. at the end.
+    let mut settled = Vec::new();
+    let mut min_up = 1.0f32;
+    for step in 1..=500 {
+        w.step();
+        let torso = w.part_pose(h, m.torso);
+        let up = torso.rotation * nalgebra::Vector3::z();
+        min_up = min_up.min(up.z);
+        if step == 25 {
+            settled = feet.iter().map(|&f| w.part_pose(h, f).translation.vector).collect();
+        }
+    }
+    let z = w.part_pose(h, m.torso).translation.z as f64;
+    assert!(min_up > 0.99, "type {robot_type}: tilted (up.z min {min_up})");
+    assert!((z - ref_z).abs() < 0.005, "type {robot_type}: torso z {z:.5} vs reference {ref_z:.5}");
+    for (i, &f) in feet.iter().enumerate() {
+        let p = w.part_pose(h, f).translation.vector;
+        let slide = (p - settled[i]).xy().norm();
+        assert!(slide < 0.01, "type {robot_type}: foot {} slid {slide:.4} m", m.parts[f].name);
+    }
+    eprintln!("type {robot_type}: torso z {z:.5} (reference {ref_z:.5}), min up.z {min_up:.5}");
+}
+
+#[test]
+fn type0_stands() {
+    stand(0);
+}
+
+#[test]
+fn type1_stands() {
+    stand(1);
+}
+
+#[test]
+fn type2_stands() {
+    stand(2);
+}
+
+#[test]
+fn type3_stands() {
+    stand(3);
+}
+
+#[test]
+fn type4_stands() {
+    stand(4);
+}

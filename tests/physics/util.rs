@@ -1,0 +1,103 @@
+//! Shared helpers: the model library, reference facts and traces.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use nalgebra::Vector3;
+use rcss3d::sim::model::{ModelLibrary, RobotModel};
+use rcss3d::sim::world::{PhysicsConfig, RobotHandle, World};
+
+/// `../shared/reference` beside the crate.
+pub fn reference_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/reference"))
+}
+
+pub fn library() -> &'static ModelLibrary {
+    static LIB: OnceLock<ModelLibrary> = OnceLock::new();
+    LIB.get_or_init(|| match ModelLibrary::load(ModelLibrary::default_dir()) {
+        Ok(l) => l,
+        Err(e) => panic!("loading models/: {e}"),
+    })
+}
+
+pub fn model(robot_type: u8) -> Arc<RobotModel> {
+    match library().resolve("rsg/agent/nao/nao_hetero.rsg", &[robot_type.to_string()]) {
+        Ok(m) => m,
+        Err(e) => panic!("type {robot_type}: {e}"),
+    }
+}
+
+pub fn world() -> World {
+    world_with(&PhysicsConfig::default())
+}
+
+pub fn world_with(cfg: &PhysicsConfig) -> World {
+    match World::new(cfg) {
+        Ok(w) => w,
+        Err(e) => panic!("World::new: {e}"),
+    }
+}
+
+/// The reference set-up of every robot scenario: the robot appears at its
+/// init spot, 10 warm-up cycles, then the noise-free beam to (-5, 0) facing
+/// +x with the torso at z = 0.4 (step 0). Returns the handle; the next
+/// `step()` produces row 1.
+pub fn reference_setup(w: &mut World, robot_type: u8) -> RobotHandle {
+    let h = w.add_robot(model(robot_type), Vector3::new(-14.2, 9.2, 0.4), 0.0);
+    for _ in 0..10 {
+        w.step();
+    }
+    w.place_robot(h, Vector3::new(-5.0, 0.0, 0.4), 0.0);
+    h
+}
+
+/// A reference trace: header and rows (empty fields = None).
+pub struct Trace {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<Option<f64>>>,
+}
+
+impl Trace {
+    pub fn load(name: &str) -> Trace {
+        let path = reference_dir().join("physics").join(name);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => panic!("{}: {e}", path.display()),
+        };
+        let mut lines = text.lines();
+        let header: Vec<String> = lines
+            .next()
+            .unwrap_or_default()
+            .split(',')
+            .map(str::to_string)
+            .collect();
+        let rows = lines
+            .filter(|l| !l.is_empty())
+            .map(|l| l.split(',').map(|f| f.parse::<f64>().ok()).collect())
+            .collect();
+        Trace { header, rows }
+    }
+
+    pub fn col(&self, name: &str) -> usize {
+        match self.header.iter().position(|h| h == name) {
+            Some(i) => i,
+            None => panic!("no column {name}"),
+        }
+    }
+
+    /// Value of a column at a step (row with `step` == step).
+    pub fn at(&self, step: usize, name: &str) -> f64 {
+        let c = self.col(name);
+        let s = self.col("step");
+        self.rows
+            .iter()
+            .find(|r| r[s] == Some(step as f64))
+            .and_then(|r| r[c])
+            .unwrap_or(f64::NAN)
+    }
+
+    pub fn column(&self, name: &str) -> Vec<f64> {
+        let c = self.col(name);
+        self.rows.iter().map(|r| r[c].unwrap_or(f64::NAN)).collect()
+    }
+}

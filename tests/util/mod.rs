@@ -1,0 +1,268 @@
+//! Test harness: start the real server on free ports and talk to it over
+//! TCP with a small agent client.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use rcss3d::config::Config;
+use rcss3d::sim::driver::RunSummary;
+
+/// How long a test waits for one frame before failing.
+pub const FRAME_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A running server.
+pub struct TestServer {
+    pub agent_addr: SocketAddr,
+    pub monitor_addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<Result<RunSummary, rcss3d::net::server::ServerError>>>,
+}
+
+/// A config for tests: loopback, sync mode without the real-time timer,
+/// fixed seed, no vision noise unless the test changes it.
+pub fn test_config() -> Config {
+    let mut cfg = Config::default();
+    cfg.bind = [127, 0, 0, 1].into();
+    cfg.sync_mode = true;
+    cfg.real_time = false;
+    cfg.seed = 42;
+    cfg
+}
+
+impl TestServer {
+    /// Binds free ports and spawns the server.
+    pub async fn start(cfg: Config) -> TestServer {
+        let agents = TcpListener::bind("127.0.0.1:0").await.expect("bind agents");
+        let monitors = TcpListener::bind("127.0.0.1:0").await.expect("bind monitors");
+        let agent_addr = agents.local_addr().expect("addr");
+        let monitor_addr = monitors.local_addr().expect("addr");
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(rcss3d::net::server::run(Arc::new(cfg), agents, monitors, async move {
+            let _ = rx.await;
+        }));
+        TestServer {
+            agent_addr,
+            monitor_addr,
+            stop: Some(tx),
+            task: Some(task),
+        }
+    }
+
+    /// Stops the server and returns its summary.
+    pub async fn stop(mut self) -> RunSummary {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        let task = self.task.take().expect("running");
+        tokio::time::timeout(Duration::from_secs(20), task)
+            .await
+            .expect("server stops within 20 s")
+            .expect("server task")
+            .expect("server result")
+    }
+
+    /// Whether the server task has ended by itself.
+    pub fn finished(&self) -> bool {
+        self.task.as_ref().map(|t| t.is_finished()).unwrap_or(true)
+    }
+
+    pub async fn agent(&self) -> TestAgent {
+        TestAgent::connect(self.agent_addr).await
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// A minimal agent: length-prefixed frames over TCP.
+pub struct TestAgent {
+    pub stream: TcpStream,
+}
+
+impl TestAgent {
+    pub async fn connect(addr: SocketAddr) -> TestAgent {
+        let stream = TcpStream::connect(addr).await.expect("connect");
+        stream.set_nodelay(true).expect("nodelay");
+        TestAgent { stream }
+    }
+
+    /// Sends one message.
+    pub async fn send(&mut self, msg: &str) {
+        let mut buf = (msg.len() as u32).to_be_bytes().to_vec();
+        buf.extend_from_slice(msg.as_bytes());
+        self.stream.write_all(&buf).await.expect("send");
+    }
+
+    /// Sends raw bytes (for malformed input tests).
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).await.expect("send raw");
+    }
+
+    /// Receives one frame as text, failing the test after FRAME_TIMEOUT.
+    pub async fn recv(&mut self) -> String {
+        self.try_recv(FRAME_TIMEOUT)
+            .await
+            .expect("a frame from the server in time")
+    }
+
+    /// Receives one frame, or `None` on timeout or close.
+    pub async fn try_recv(&mut self, timeout: Duration) -> Option<String> {
+        let read = async {
+            let mut len = [0u8; 4];
+            self.stream.read_exact(&mut len).await.ok()?;
+            let n = u32::from_be_bytes(len) as usize;
+            let mut buf = vec![0u8; n];
+            self.stream.read_exact(&mut buf).await.ok()?;
+            String::from_utf8(buf).ok()
+        };
+        tokio::time::timeout(timeout, read).await.ok().flatten()
+    }
+
+    /// Whether the server closed the connection within `timeout`.
+    pub async fn closed_within(&mut self, timeout: Duration) -> bool {
+        let mut buf = [0u8; 4096];
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            match tokio::time::timeout_at(deadline, self.stream.read(&mut buf)).await {
+                Err(_) => return false,
+                Ok(Ok(0)) | Ok(Err(_)) => return true,
+                Ok(Ok(_)) => continue,
+            }
+        }
+    }
+
+    /// scene + wait for the first frame.
+    pub async fn create(&mut self, robot_type: u8) -> String {
+        self.send(&format!("(scene rsg/agent/nao/nao_hetero.rsg {robot_type})(syn)")).await;
+        self.recv().await
+    }
+
+    /// scene, init, until the GS with the team arrives; returns (side, unum).
+    pub async fn join(&mut self, team: &str, unum: u8, robot_type: u8) -> (String, u8) {
+        self.create(robot_type).await;
+        self.send(&format!("(init (unum {unum})(teamname {team}))(syn)")).await;
+        for _ in 0..10 {
+            let f = self.recv().await;
+            if let Some(i) = f.find("(GS (unum ") {
+                let rest = &f[i + 10..];
+                let n: u8 = rest[..rest.find(')').expect(")")].parse().expect("unum");
+                let side = if rest.contains("(team left)") { "left" } else { "right" };
+                return (side.to_string(), n);
+            }
+            self.send("(syn)").await;
+        }
+        panic!("no GS with unum/team after init");
+    }
+
+    /// Answers one frame with `(syn)` and returns the next frame.
+    pub async fn cycle(&mut self, commands: &str) -> String {
+        self.send(&format!("{commands}(syn)")).await;
+        self.recv().await
+    }
+}
+
+/// The value of `(time (now X))` in a frame.
+pub fn now(frame: &str) -> f32 {
+    let i = frame.find("(time (now ").expect("time") + 11;
+    frame[i..i + frame[i..].find(')').expect(")")].parse().expect("number")
+}
+
+/// The angle of one joint perceptor in a frame.
+pub fn joint(frame: &str, name: &str) -> f32 {
+    let key = format!("(HJ (n {name}) (ax ");
+    let i = frame.find(&key).unwrap_or_else(|| panic!("{name} in {frame}")) + key.len();
+    frame[i..i + frame[i..].find(')').expect(")")].parse().expect("number")
+}
+
+/// The sequence of perceptor tags (and HJ/FRP names) in a frame.
+pub fn shape(frame: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let b = frame.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'(' => {
+                if depth == 0 {
+                    let end = frame[i + 1..].find(' ').map(|e| i + 1 + e).unwrap_or(b.len());
+                    let tag = &frame[i + 1..end];
+                    if tag == "HJ" || tag == "FRP" {
+                        let n = frame[end..].find("(n ").map(|k| end + k + 3).expect("name");
+                        let e = n + frame[n..].find(')').expect(")");
+                        out.push(format!("{tag}:{}", &frame[n..e]));
+                    } else {
+                        out.push(tag.to_string());
+                    }
+                }
+                depth += 1;
+            }
+            b')' => depth -= 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Captured log output of the whole test binary (all tests share it).
+pub fn logs() -> String {
+    let buf = LOGS.get_or_init(init_logs);
+    let g = buf.lock().unwrap_or_else(|e| e.into_inner());
+    String::from_utf8_lossy(&g).into_owned()
+}
+
+/// Installs the capturing subscriber (idempotent). Call at the start of a
+/// test whose log lines are checked.
+pub fn capture_logs() {
+    LOGS.get_or_init(init_logs);
+}
+
+static LOGS: std::sync::OnceLock<Arc<std::sync::Mutex<Vec<u8>>>> = std::sync::OnceLock::new();
+
+fn init_logs() -> Arc<std::sync::Mutex<Vec<u8>>> {
+    let buf = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let writer = LogBuf(buf.clone());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("rcss3d=info"))
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .try_init();
+    buf
+}
+
+#[derive(Clone)]
+struct LogBuf(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for LogBuf {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        let mut g = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        g.extend_from_slice(data);
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Waits until the captured logs contain `needle` (up to 10 s).
+pub async fn wait_for_log(needle: &str) -> bool {
+    for _ in 0..200 {
+        if logs().contains(needle) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
