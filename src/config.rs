@@ -81,6 +81,10 @@ pub struct Config {
     /// the server waits for any message from it rather than for `(syn)`
     /// (clients send `init` without `syn`). Default 5.
     pub sync_grace_frames: u32,
+    /// Sync mode only: do not run the first cycle until this many agents
+    /// have sent `scene`, so a scripted match starts in the same cycle
+    /// every time however fast its agents connect. Default 0 (off).
+    pub sync_wait_for_agents: usize,
     /// Seed of the server's single RNG (vision noise, beam noise, referee).
     /// Default 0 = draw a random seed at start (printed and logged).
     pub seed: u64,
@@ -124,6 +128,7 @@ impl Default for Config {
             step: 0.02,
             sync_timeout_ms: None,
             sync_grace_frames: 5,
+            sync_wait_for_agents: 0,
             seed: 0,
             label_messages: true,
             report_score: true,

@@ -31,14 +31,41 @@ async fn setup(team: &str) -> (TestServer, TestAgent) {
 /// A bad agent that has a robot and a team, cycling in lockstep with the
 /// witness (sync mode needs both to answer).
 async fn joined_pair(team: &str) -> (TestServer, TestAgent, TestAgent) {
-    let (server, mut w) = setup(team).await;
+    let (server, w) = setup(team).await;
     let mut b = server.agent().await;
-    b.create(1).await;
-    w.send("(syn)").await;
-    b.send(&format!("(init (unum 2)(teamname {team}))(syn)")).await;
-    w.recv().await;
-    b.recv().await;
+    let w = create_beside(w, &mut b, 1, &format!("(init (unum 2)(teamname {team}))(syn)")).await;
     (server, w, b)
+}
+
+/// Creates `b`'s robot while the witness keeps the barrier moving, then
+/// `b` answers its first frame with `reply`; both owe the server one
+/// answer afterwards.
+async fn create_beside(w: TestAgent, b: &mut TestAgent, robot_type: u8, reply: &str) -> TestAgent {
+    let syncing = w.autosync();
+    b.create(robot_type).await;
+    let mut w = syncing.stop().await;
+    b.send(reply).await;
+    w.settle().await;
+    b.recv().await;
+    w
+}
+
+/// Both agents play `n` cycles; the witness's clock advances one step each.
+async fn pair_cycles(w: &mut TestAgent, b: &mut TestAgent, n: usize) {
+    for _ in 0..n {
+        let before = now(&both_cycle_w(w, b).await);
+        let after = now(&both_cycle_w(w, b).await);
+        assert!((after - before - 0.02).abs() < 0.011, "witness clock {before} -> {after}");
+    }
+}
+
+/// Like `both_cycle` but returns the witness's frame.
+async fn both_cycle_w(w: &mut TestAgent, b: &mut TestAgent) -> String {
+    w.send("(syn)").await;
+    b.send("(syn)").await;
+    let f = w.recv().await;
+    b.recv().await;
+    f
 }
 
 async fn both_cycle(w: &mut TestAgent, b: &mut TestAgent, b_msg: &str) -> String {
@@ -81,8 +108,8 @@ async fn unknown_effector_is_logged_with_team_and_unum() {
         .lines()
         .find(|l| l.contains("frobnicate"))
         .expect("log line");
-    assert!(line.contains("team=Unknown") && line.contains("unum=2") && line.contains("conn="), "{line}");
-    witness_cycles(&mut w, 0).await;
+    assert!(line.contains("Unknown") && line.contains("unum=2") && line.contains("conn="), "{line}");
+    pair_cycles(&mut w, &mut b, 3).await;
     server.stop().await;
 }
 
@@ -103,8 +130,7 @@ async fn zero_length_frame_is_harmless() {
     b.send_raw(&[0, 0, 0, 0]).await;
     let f = both_cycle(&mut w, &mut b, "(syn)").await;
     assert!(f.starts_with("(time"));
-    witness_cycles(&mut w, 0).await;
-    both_cycle(&mut w, &mut b, "(syn)").await;
+    pair_cycles(&mut w, &mut b, 3).await;
     server.stop().await;
 }
 
@@ -139,8 +165,7 @@ async fn non_ascii_bytes() {
     let f = b.recv().await;
     assert!(!f.contains("(hear"), "an invalid say must not be heard: {f}");
     assert!(wait_for_log("`say` dropped").await);
-    both_cycle(&mut w, &mut b, "(syn)").await;
-    witness_cycles(&mut w, 0).await;
+    pair_cycles(&mut w, &mut b, 3).await;
     server.stop().await;
 }
 
@@ -162,59 +187,53 @@ async fn nan_and_huge_numbers_in_beam_and_joints() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn init_before_scene_and_second_scene() {
-    let (server, mut w) = setup("Order").await;
+    let (server, w) = setup("Order").await;
+    let ws = w.autosync();
     let mut b = server.agent().await;
     b.send("(init (unum 3)(teamname Order))(beam 1 1 0)").await;
     assert!(wait_for_log("command before the robot exists dropped").await);
-    b.send("(scene rsg/agent/nao/nao_hetero.rsg 2)(syn)").await;
-    w.send("(syn)").await;
-    w.recv().await;
-    let f = b.recv().await;
+    let f = b.create(2).await;
     assert!(!f.contains("(unum"), "the early init was dropped: {f}");
-    both_cycle(&mut w, &mut b, "(scene rsg/agent/nao/nao_hetero.rsg 0)(syn)").await;
+    b.send("(scene rsg/agent/nao/nao_hetero.rsg 0)(syn)").await;
+    b.recv().await;
     assert!(wait_for_log("second `scene` ignored").await);
-    witness_cycles_pair(&mut w, &mut b, 3).await;
-    server.stop().await;
-}
-
-async fn witness_cycles_pair(w: &mut TestAgent, b: &mut TestAgent, n: usize) {
-    for _ in 0..n {
-        let f = both_cycle(w, b, "(syn)").await;
-        let hj = f.matches("(HJ ").count();
-        assert_eq!(hj, 22, "one robot, 22 joints: {f}");
+    for _ in 0..3 {
+        let f = b.cycle("").await;
+        assert_eq!(f.matches("(HJ ").count(), 22, "one robot, 22 joints: {f}");
+        assert!(!f.contains("(unum"), "{f}");
     }
+    let mut w = ws.stop().await;
+    b.send("(syn)").await;
+    w.settle().await;
+    b.recv().await;
+    pair_cycles(&mut w, &mut b, 2).await;
+    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn third_team_and_unum_twelve_are_refused() {
-    let (server, mut w) = setup("Third1").await;
+    let (server, w) = setup("Third1").await;
+    // A second team takes the right side.
     let mut r = server.agent().await;
-    r.create(0).await;
-    w.send("(syn)").await;
-    r.send("(init (unum 1)(teamname Third2))(syn)").await;
-    w.recv().await;
-    r.recv().await;
+    let w = create_beside(w, &mut r, 0, "(init (unum 1)(teamname Third2))(syn)").await;
+    let mut others = vec![w.autosync(), r.autosync()];
     for (team, unum, expect) in [("Third3", 1, "third team"), ("Third1", 12, "outside 0..11")] {
         let mut b = server.agent().await;
         b.create(0).await;
-        w.send("(syn)").await;
-        r.send("(syn)").await;
         b.send(&format!("(init (unum {unum})(teamname {team}))(syn)")).await;
-        w.recv().await;
-        r.recv().await;
-        for _ in 0..3 {
+        for _ in 0..4 {
             let f = b.recv().await;
             assert!(!f.contains("(unum"), "{team}/{unum} must not join: {f}");
-            w.send("(syn)").await;
-            r.send("(syn)").await;
             b.send("(syn)").await;
-            w.recv().await;
-            r.recv().await;
         }
         assert!(wait_for_log(expect).await, "log line: {expect}");
-        b.recv().await;
         drop(b);
     }
+    // The others kept playing throughout.
+    let mut w = others.remove(0).stop().await;
+    others.remove(0).abort();
+    w.settle().await;
+    witness_cycles(&mut w, 5).await;
     server.stop().await;
 }
 

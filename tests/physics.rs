@@ -10,3 +10,7 @@ mod util;
 mod standing;
 #[path = "physics/timing.rs"]
 mod timing;
+#[path = "physics/probe.rs"]
+mod probe;
+#[path = "physics/ball.rs"]
+mod ball;

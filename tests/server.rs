@@ -51,10 +51,11 @@ async fn lifecycle_scene_init_beam_play_leave() {
     }
     // A second agent joins the other team; the first one leaves; the second
     // goes on undisturbed.
+    let a = a.autosync();
     let mut b = server.agent().await;
     let (side, unum) = b.join("Beta", 0, 0).await;
     assert_eq!((side.as_str(), unum), ("right", 1));
-    drop(a);
+    a.abort();
     let mut t = now(&b.cycle("").await);
     for _ in 0..20 {
         let f = b.cycle("").await;
@@ -68,24 +69,25 @@ async fn lifecycle_scene_init_beam_play_leave() {
 async fn two_teams_of_eleven_and_a_third_team() {
     let server = TestServer::start(test_config()).await;
     let types = [0u8, 1, 1, 1, 2, 3, 3, 3, 4, 4, 4];
-    let mut agents = Vec::new();
+    let mut syncing = Vec::new();
     for team in ["Home", "Away"] {
         for (i, t) in types.iter().enumerate() {
             let mut a = server.agent().await;
             let (side, unum) = a.join(team, i as u8 + 1, *t).await;
             assert_eq!(side, if team == "Home" { "left" } else { "right" });
             assert_eq!(unum, i as u8 + 1);
-            agents.push(a);
-            // Keep everybody answering so the sync barrier moves on.
-            for other in agents.iter_mut().rev().skip(1) {
-                other.send("(syn)").await;
-            }
-            for other in agents.iter_mut().rev().skip(1) {
-                other.recv().await;
-            }
+            syncing.push(a.autosync());
         }
     }
-    // Lockstep for a few cycles with all 22.
+    let mut agents = Vec::new();
+    for s in syncing {
+        agents.push(s.stop().await);
+    }
+    for a in agents.iter_mut() {
+        a.settle().await;
+    }
+    // Lockstep for a few cycles with all 22: everybody gets the frame of
+    // the same cycle.
     for _ in 0..5 {
         for a in agents.iter_mut() {
             a.send("(syn)").await;
@@ -96,21 +98,18 @@ async fn two_teams_of_eleven_and_a_third_team() {
         }
         assert!(times.windows(2).all(|w| w[0] == w[1]), "{times:?}");
     }
-    // A third team gets no team (no unum in GS).
+    // A third team gets no team (no unum in GS), while the 22 play on.
+    let syncing: Vec<_> = agents.into_iter().map(|a| a.autosync()).collect();
     let mut c = server.agent().await;
     c.create(0).await;
-    for a in agents.iter_mut() {
-        a.send("(syn)").await;
-    }
     c.send("(init (unum 1)(teamname Third))(syn)").await;
     for _ in 0..4 {
-        for a in agents.iter_mut() {
-            a.recv().await;
-            a.send("(syn)").await;
-        }
         let f = c.recv().await;
         assert!(!f.contains("(unum"), "third team must not join: {f}");
         c.send("(syn)").await;
+    }
+    for s in syncing {
+        s.stop().await;
     }
     server.stop().await;
 }

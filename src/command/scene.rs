@@ -15,20 +15,17 @@ pub struct Scene {
 impl Scene {
     pub(super) fn decode(params: &[Sexp]) -> Result<Scene, DecodeError> {
         let path = atom_param(params, 0, "scene", "scene file path")?.to_owned();
-        let mut args = Vec::new();
-        for (i, p) in params.iter().enumerate().skip(1) {
-            match p {
-                Sexp::Atom(a) => args.push(a.clone()),
-                other => {
-                    let _ = i;
-                    return Err(DecodeError::NotAnAtom {
-                        command: "scene",
-                        what: "argument",
-                        got: truncate(&other.to_string()),
-                    });
-                }
-            }
-        }
+        let args = params[1..]
+            .iter()
+            .map(|p| match p {
+                Sexp::Atom(a) => Ok(a.clone()),
+                other => Err(DecodeError::NotAnAtom {
+                    command: "scene",
+                    what: "argument",
+                    got: truncate(&other.to_string()),
+                }),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Scene { path, args })
     }
 }

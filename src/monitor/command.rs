@@ -307,7 +307,10 @@ fn select(args: &[Node<'_>]) -> Result<MonitorCommand, MonitorCommandError> {
     };
     let team = team_word("select", team)?;
     let unum = u8::try_from(n).map_err(|_| bad("select", "unum", &n.to_string()))?;
-    Ok(MonitorCommand::Select(Selection::Robot(RobotRef { team, unum })))
+    Ok(MonitorCommand::Select(Selection::Robot(RobotRef {
+        team,
+        unum,
+    })))
 }
 
 /// `(kill)` / `(kill (unum N) (team T))`: both given → that robot; either

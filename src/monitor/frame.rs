@@ -192,7 +192,12 @@ impl FrameBuilder {
     /// Appends the next message for this consumer to `out` (a full state
     /// when [`ConsumerState::needs_full_state`], else a delta) and records
     /// what was sent. Returns the kind written.
-    pub fn write(&self, state: &mut ConsumerState, snap: &WorldSnapshot, out: &mut String) -> FrameKind {
+    pub fn write(
+        &self,
+        state: &mut ConsumerState,
+        snap: &WorldSnapshot,
+        out: &mut String,
+    ) -> FrameKind {
         if state.needs_full_state(snap) {
             self.write_full(state, snap, "", out);
             FrameKind::Full
@@ -321,7 +326,12 @@ fn pred_int(out: &mut String, name: &str, value: u64) {
 
 /// Game-state predicates (§3.2): everything in a full state, changes only
 /// in a delta; fouls created since this consumer's last message in both.
-fn write_game(state: &mut ConsumerState, snap: &WorldSnapshot, full: bool, out: &mut String) -> bool {
+fn write_game(
+    state: &mut ConsumerState,
+    snap: &WorldSnapshot,
+    full: bool,
+    out: &mut String,
+) -> bool {
     let g = &snap.game;
     let finite = pred_real(out, "time", g.game_time);
     let sent = &mut state.game;
@@ -485,7 +495,8 @@ impl<'a> Emitter<'a> {
 
     fn light(&mut self, ambient: f32) {
         if self.full {
-            self.out.push_str("(nd Light (setDiffuse 1 1 1 1) (setAmbient ");
+            self.out
+                .push_str("(nd Light (setDiffuse 1 1 1 1) (setAmbient ");
             for _ in 0..3 {
                 push_g(self.out, ambient);
                 self.out.push(' ');
@@ -659,13 +670,31 @@ fn static_scene(f: &FieldParams, e: &mut Emitter<'_>) {
     let goal_x = l / 2.0 + gd / 2.0;
     let left_goal = translation(-goal_x, 0.0, gh / 2.0);
     let right_goal: Mat = [
-        -1.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, goal_x, 0.0, gh / 2.0, 1.0,
+        -1.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        -1.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        1.0,
+        0.0,
+        goal_x,
+        0.0,
+        gh / 2.0,
+        1.0,
     ];
     for (frame, mesh, mats) in [
         (
             left_goal,
             "models/leftgoal.obj",
-            &[Material::Name("grey_naogoalnet.png"), Material::Name("yellow")][..],
+            &[
+                Material::Name("grey_naogoalnet.png"),
+                Material::Name("yellow"),
+            ][..],
         ),
         (
             right_goal,
@@ -769,6 +798,7 @@ fn dynamic_scene(f: &FieldParams, snap: &WorldSnapshot, e: &mut Emitter<'_>) {
 
 /// The Nao's parts in monitor order (§5.2): torso, neck, head, right arm,
 /// left arm, right leg, left leg; toes only for robots that have them.
+#[cfg_attr(not(test), allow(dead_code))]
 const PARTS: [&str; 25] = [
     "torso",
     "neck",
@@ -798,10 +828,36 @@ const PARTS: [&str; 25] = [
 ];
 
 fn part_slot(name: &str) -> Option<usize> {
-    if name == "body" {
-        return Some(0);
-    }
-    PARTS.iter().position(|p| *p == name)
+    // A `match` on the bytes compiles to a length switch plus a compare,
+    // much cheaper than scanning `PARTS` for every part of every robot.
+    Some(match name {
+        "torso" | "body" => 0,
+        "neck" => 1,
+        "head" => 2,
+        "rshoulder" => 3,
+        "rupperarm" => 4,
+        "relbow" => 5,
+        "rlowerarm" => 6,
+        "lshoulder" => 7,
+        "lupperarm" => 8,
+        "lelbow" => 9,
+        "llowerarm" => 10,
+        "rhip1" => 11,
+        "rhip2" => 12,
+        "rthigh" => 13,
+        "rshank" => 14,
+        "rankle" => 15,
+        "rfoot" => 16,
+        "rtoe" => 17,
+        "lhip1" => 18,
+        "lhip2" => 19,
+        "lthigh" => 20,
+        "lshank" => 21,
+        "lankle" => 22,
+        "lfoot" => 23,
+        "ltoe" => 24,
+        _ => return None,
+    })
 }
 
 /// For each canonical part, the index of its pose in `robot.parts`, and
@@ -856,8 +912,11 @@ const LSHANK: [&str; 5] = [
     "models/lshank4.obj",
 ];
 
-/// `ToeLength` of robot type 4 (nao-model.md §5.3).
-const TOE_LENGTH: f32 = 0.035_517_656;
+/// Visual scales of the type-4 foot and toe: §5.2's formulas with
+/// `ToeLength` as the reference's visual files round it (0.035518), which
+/// gives exactly the reference's printed `0.062241` and `0.0228259`.
+const TOE_FOOT_SCALE: [f32; 3] = [0.08, 0.062_241, 0.08];
+const TOE_SCALE: [f32; 3] = [0.08, 0.022_825_9, 0.04];
 
 const TEAM_WHITE: [Material; 2] = [Material::Team, Material::Name("naowhite")];
 const TEAM_TYPE_WHITE: [Material; 3] = [Material::Team, Material::Type, Material::Name("naowhite")];
@@ -872,12 +931,8 @@ fn robot_nodes(robot: &RobotSnapshot, e: &mut Emitter<'_>) {
         robot_type: robot.robot_type.min(4),
     };
     let toe = t == 4 && slots[17].is_some();
-    let foot_scale = if toe {
-        [0.08, 0.08 * (0.16 - TOE_LENGTH) / 0.16, 0.08]
-    } else {
-        [0.08; 3]
-    };
-    let toe_scale = [0.08, 0.08 * TOE_LENGTH / (0.16 - TOE_LENGTH), 0.04];
+    let foot_scale = if toe { TOE_FOOT_SCALE } else { [0.08; 3] };
+    let toe_scale = TOE_SCALE;
     e.open_trf(&IDENTITY);
     for (slot, pose_index) in slots.iter().enumerate() {
         let Some(pose) = pose_index.and_then(|i| robot.parts.get(i)) else {
@@ -915,7 +970,13 @@ fn robot_nodes(robot: &RobotSnapshot, e: &mut Emitter<'_>) {
                 );
                 e.close();
             }
-            1 => e.smn(true, false, "StdCapsule 0.015 0.08", [1.0; 3], "matDarkGrey"),
+            1 => e.smn(
+                true,
+                false,
+                "StdCapsule 0.015 0.08",
+                [1.0; 3],
+                "matDarkGrey",
+            ),
             2 => {
                 e.open_trf(&RM);
                 e.static_mesh(
@@ -937,18 +998,88 @@ fn robot_nodes(robot: &RobotSnapshot, e: &mut Emitter<'_>) {
             15 | 22 => joint(e, "matRed"),
             4 => e.static_mesh(true, false, RUPPERARM[t], [0.07; 3], &TEAM_TYPE_WHITE, &who),
             8 => e.static_mesh(true, false, LUPPERARM[t], [0.07; 3], &TEAM_TYPE_WHITE, &who),
-            6 => e.static_mesh(true, false, "models/rlowerarm.obj", [0.05; 3], &TEAM_WHITE, &who),
-            10 => e.static_mesh(true, false, "models/llowerarm.obj", [0.05; 3], &TEAM_WHITE, &who),
-            13 => e.static_mesh(true, false, "models/rthigh.obj", [0.07; 3], &NUM_TEAM_WHITE, &who),
-            20 => e.static_mesh(true, false, "models/lthigh.obj", [0.07; 3], &TEAM_WHITE, &who),
+            6 => e.static_mesh(
+                true,
+                false,
+                "models/rlowerarm.obj",
+                [0.05; 3],
+                &TEAM_WHITE,
+                &who,
+            ),
+            10 => e.static_mesh(
+                true,
+                false,
+                "models/llowerarm.obj",
+                [0.05; 3],
+                &TEAM_WHITE,
+                &who,
+            ),
+            13 => e.static_mesh(
+                true,
+                false,
+                "models/rthigh.obj",
+                [0.07; 3],
+                &NUM_TEAM_WHITE,
+                &who,
+            ),
+            20 => e.static_mesh(
+                true,
+                false,
+                "models/lthigh.obj",
+                [0.07; 3],
+                &TEAM_WHITE,
+                &who,
+            ),
             14 => e.static_mesh(true, false, RSHANK[t], [0.08; 3], &TEAM_TYPE_WHITE, &who),
             21 => e.static_mesh(true, false, LSHANK[t], [0.08; 3], &TEAM_TYPE_WHITE, &who),
-            16 => e.static_mesh(true, false, "models/rfoot.obj", foot_scale, &TEAM_WHITE, &who),
-            23 => e.static_mesh(true, false, "models/lfoot.obj", foot_scale, &TEAM_WHITE, &who),
-            17 => e.static_mesh(true, false, "models/rfoot.obj", toe_scale, &TEAM_WHITE, &who),
-            _ => e.static_mesh(true, false, "models/lfoot.obj", toe_scale, &TEAM_WHITE, &who),
+            16 => e.static_mesh(
+                true,
+                false,
+                "models/rfoot.obj",
+                foot_scale,
+                &TEAM_WHITE,
+                &who,
+            ),
+            23 => e.static_mesh(
+                true,
+                false,
+                "models/lfoot.obj",
+                foot_scale,
+                &TEAM_WHITE,
+                &who,
+            ),
+            17 => e.static_mesh(
+                true,
+                false,
+                "models/rfoot.obj",
+                toe_scale,
+                &TEAM_WHITE,
+                &who,
+            ),
+            _ => e.static_mesh(
+                true,
+                false,
+                "models/lfoot.obj",
+                toe_scale,
+                &TEAM_WHITE,
+                &who,
+            ),
         }
         e.close();
     }
     e.close();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{part_slot, PARTS};
+
+    #[test]
+    fn part_slots_follow_the_monitor_order() {
+        for (i, name) in PARTS.iter().enumerate() {
+            assert_eq!(part_slot(name), Some(i));
+        }
+        assert_eq!(part_slot("body"), Some(0));
+        assert_eq!(part_slot("tail"), None);
+    }
 }

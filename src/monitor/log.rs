@@ -109,7 +109,11 @@ impl LogWriter {
         let sink = if gzip {
             // No name and mtime 0 in the header: identical logs for
             // identical matches.
-            Sink::Gzip(GzBuilder::new().mtime(0).write(file, Compression::default()))
+            Sink::Gzip(
+                GzBuilder::new()
+                    .mtime(0)
+                    .write(file, Compression::default()),
+            )
         } else {
             Sink::Plain(file)
         };
@@ -396,7 +400,13 @@ impl MatchSummary {
     /// seed: 42
     /// ```
     pub fn to_text(&self) -> String {
-        let name = |n: &str| if n.is_empty() { "-".to_owned() } else { n.to_owned() };
+        let name = |n: &str| {
+            if n.is_empty() {
+                "-".to_owned()
+            } else {
+                n.to_owned()
+            }
+        };
         format!(
             "teams: {} {}\nscore: {} {}\nfouls: {} {}\ngame_time: {:.2}\nserver_time: {:.2}\ncycles: {}\nseed: {}\n",
             name(&self.team_left),

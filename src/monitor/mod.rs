@@ -30,5 +30,3 @@ pub use config::{FieldParams, MonitorConfig};
 pub use frame::{ConsumerState, FrameBuilder, FrameKind};
 pub use log::{LogError, LogHandle, LogStats, LogWriter, MatchSummary};
 pub use server::{serve, MonitorRequest};
-
-

@@ -122,7 +122,8 @@ impl Connection {
         let (rd, wr) = stream.into_split();
         let full_requested = Arc::new(AtomicBool::new(false));
         let (queue_tx, queue_rx) = mpsc::channel::<Bytes>(self.cfg.queue_frames.max(1));
-        let socket = tokio::spawn(write_socket(wr, queue_rx, self.cancel.clone()).in_current_span());
+        let socket =
+            tokio::spawn(write_socket(wr, queue_rx, self.cancel.clone()).in_current_span());
         let reader = Reader {
             id: self.id,
             commands: self.commands.clone(),
@@ -179,7 +180,10 @@ impl Connection {
             text.clear();
             let kind = self.builder.write(&mut state, &snap, &mut text);
             let Ok(len) = u32::try_from(text.len()) else {
-                warn!(bytes = text.len(), "message too large for the length prefix");
+                warn!(
+                    bytes = text.len(),
+                    "message too large for the length prefix"
+                );
                 return;
             };
             let mut frame = BytesMut::with_capacity(text.len() + 4);
@@ -192,7 +196,11 @@ impl Connection {
 }
 
 /// Drains the queue into the socket, one whole frame at a time.
-async fn write_socket(mut wr: OwnedWriteHalf, mut queue: mpsc::Receiver<Bytes>, cancel: CancellationToken) {
+async fn write_socket(
+    mut wr: OwnedWriteHalf,
+    mut queue: mpsc::Receiver<Bytes>,
+    cancel: CancellationToken,
+) {
     loop {
         let frame = tokio::select! {
             _ = cancel.cancelled() => break,

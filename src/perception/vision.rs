@@ -10,11 +10,18 @@
 //! This module must not touch the physics world, sockets or any global
 //! state: the caller gathers the positions into a [`VisionInput`].
 //!
+//! Field lines follow the reference's procedure, quirks included: a line
+//! whose two end points pass the point test is reported whole; otherwise it
+//! is clipped against the pinhole image rectangle and replaced end points
+//! are ordered by image edge (top, bottom, left, right), so a line crossing
+//! the whole view starts at its left end whatever its direction.
+//!
 //! # Deviations from the reference, on purpose
 //!
-//! * Group order: the reference orders object groups by a memory address;
-//!   we always write the static group first, then robots of the left team
-//!   by uniform number, then the right team (§3.10.8 "SHOULD").
+//! * Group order: the reference orders object groups by a memory address
+//!   (the transcripts happen to show the observer's own `P` first); we
+//!   always write the static group first, then robots of the left team by
+//!   uniform number, then the right team (§3.10.8 "SHOULD").
 //! * No `nan`, ever: the reference can print `nan` in clipped line end
 //!   points (§3.10.6 quirk). Our clipping uses no `acos`; an element whose
 //!   numbers would not be finite (only possible if the input positions are
@@ -288,17 +295,14 @@ pub fn draw_calibration(cfg: &VisionConfig, rng: &mut impl Rng) -> Vector3<f32> 
     Vector3::new(x, y, z)
 }
 
-/// A point in polar form as reported: distance (m), horizontal and vertical
-/// angle (degrees).
+/// A point in polar form as reported: distance (m), horizontal angle
+/// (degrees, 0 straight ahead, positive to the left, (-180, 180]) and
+/// vertical angle (degrees, positive up).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Polar {
-    /// Distance in metres.
-    pub d: f32,
-    /// Horizontal angle, degrees, 0 straight ahead, positive to the left,
-    /// in (-180, 180].
-    pub h: f32,
-    /// Vertical angle, degrees, positive up, in [-90, 90].
-    pub v: f32,
+struct Polar {
+    d: f32,
+    h: f32,
+    v: f32,
 }
 
 impl Polar {
@@ -386,59 +390,106 @@ impl Eye<'_> {
         }
     }
 
-    /// The visible part of a ground segment as head-local end points, or
-    /// `None` if no part of it is in view.
+    /// Whether a head-local line end point passes the point test: farther
+    /// than the minimum distance and inside the view cone.
+    fn sees_point(&self, r: &Vector3<f32>) -> bool {
+        let (h, v) = angles(r);
+        r.norm() > self.cfg.min_distance && self.in_cone(h, v)
+    }
+
+    /// The reported part of a line, given its calibration-shifted
+    /// head-local end points `b` (start) and `e` (end), or `None` if the
+    /// line is not reported. Follows the reference (§3.10.6):
     ///
-    /// With half cones below 90 degrees this is the reference's pinhole
-    /// view: the frustum `y >= 0.1`, `|x| <= tan(H) y`, `|z| <= tan(V) y`
-    /// (x right, y forward, z up). Clipping is Liang-Barsky against those
-    /// five planes, which keeps the start/end order; a replaced end point
-    /// lies on one of the planes, i.e. at h = +-H exactly, or on the image
-    /// rectangle's top/bottom edge (|v| <= V there, = V straight ahead).
-    fn clip(&self, a: Vector3<f32>, b: Vector3<f32>) -> Option<(Vector3<f32>, Vector3<f32>)> {
+    /// 1. If both end points pass the point test (distance and cone), the
+    ///    whole line is reported.
+    /// 2. Otherwise the segment is cut at the plane y = 0.1 in front of the
+    ///    camera if it crosses it, dropped unless both ends then lie in
+    ///    front (y > 0), and intersected with the four edges of the pinhole
+    ///    image rectangle (`|x| <= tan(H) y`, `|z| <= tan(V) y`), in the
+    ///    order top, bottom, left (h = +H), right (h = -H); at most two
+    ///    intersections count.
+    /// 3. Two intersections replace both end points, in that edge order
+    ///    (so a line crossing the whole view starts at its left end, as in
+    ///    the transcripts). One intersection replaces the start if the start
+    ///    failed the point test, else the end. The line is reported only if
+    ///    both end points are then accounted for.
+    ///
+    /// The reference finds the 3-D intersection point with the law of
+    /// sines and `acos`, which can produce `nan`; we solve for the point
+    /// where the segment meets the edge's plane through the camera, which
+    /// is the same point computed exactly, so no NaN can arise from finite
+    /// input. Replaced points on a side edge lie at h = +-H exactly; on the
+    /// top/bottom edge |v| <= V (= V straight ahead).
+    ///
+    /// With a half cone of 90 degrees or more on either axis the pinhole
+    /// model does not exist; the whole line is then reported if either end
+    /// passes the point test (with 360 x 360: every line, as in the
+    /// reference's "full vision").
+    fn clip(&self, b: Vector3<f32>, e: Vector3<f32>) -> Option<(Vector3<f32>, Vector3<f32>)> {
+        let see_b = self.sees_point(&b);
+        let see_e = self.sees_point(&e);
+        if see_b && see_e {
+            return Some((b, e));
+        }
         if self.half_h >= 90.0 || self.half_v >= 90.0 {
-            // Full vision: no pinhole; whole line if an end is in view.
-            let (ha, va) = angles(&a);
-            let (hb, vb) = angles(&b);
-            return (self.in_cone(ha, va) || self.in_cone(hb, vb)).then_some((a, b));
+            return (see_b || see_e).then_some((b, e));
         }
-        let th = self.half_h.to_radians().tan();
-        let tv = self.half_v.to_radians().tan();
-        // Each plane as f(p) = n . p + c >= 0 inside.
-        let planes: [(Vector3<f32>, f32); 5] = [
-            (Vector3::new(0.0, 1.0, 0.0), -NEAR_PLANE),
-            (Vector3::new(-1.0, th, 0.0), 0.0),
-            (Vector3::new(1.0, th, 0.0), 0.0),
-            (Vector3::new(0.0, tv, -1.0), 0.0),
-            (Vector3::new(0.0, tv, 1.0), 0.0),
-        ];
-        let (mut t0, mut t1) = (0.0f32, 1.0f32);
-        for (n, c) in planes {
-            let fa = n.dot(&a) + c;
-            let fb = n.dot(&b) + c;
-            let (ina, inb) = (fa >= 0.0, fb >= 0.0);
-            if !ina && !inb {
-                return None;
-            }
-            if ina != inb {
-                // fa and fb have opposite signs, so the denominator is
-                // non-zero and t lies in [0, 1].
-                let t = fa / (fa - fb);
-                if ina {
-                    t1 = t1.min(t);
-                } else {
-                    t0 = t0.max(t);
-                }
-            }
+        // Cut at the near plane.
+        let (mut cb, mut ce) = (b, e);
+        if cb.y < NEAR_PLANE && ce.y >= NEAR_PLANE {
+            cb = ce + (cb - ce) * ((NEAR_PLANE - ce.y) / (cb.y - ce.y));
+        } else if ce.y < NEAR_PLANE && cb.y >= NEAR_PLANE {
+            ce = cb + (ce - cb) * ((NEAR_PLANE - cb.y) / (ce.y - cb.y));
         }
-        // Rejects NaN from non-finite input as well.
-        if t0.partial_cmp(&t1) != Some(std::cmp::Ordering::Less) {
+        if !(cb.y > 0.0 && ce.y > 0.0) {
             return None;
         }
-        let d = b - a;
-        let pa = if t0 > 0.0 { a + d * t0 } else { a };
-        let pb = if t1 < 1.0 { a + d * t1 } else { b };
-        Some((pa, pb))
+        // Image rectangle half extents as slopes (the reference computes
+        // the tangent in double precision).
+        let th = f64::from(self.half_h).to_radians().tan() as f32;
+        let tv = f64::from(self.half_v).to_radians().tan() as f32;
+        // Each edge: its plane through the camera, g(p) = 0, and the extent
+        // along the edge, |a(p)| <= slope * y.
+        type Edge = (
+            fn(&Vector3<f32>, f32) -> f32,
+            fn(&Vector3<f32>) -> f32,
+            f32,
+            f32,
+        );
+        let edges: [Edge; 4] = [
+            (|p, t| p.z - t * p.y, |p| p.x, tv, th), // top
+            (|p, t| p.z + t * p.y, |p| p.x, tv, th), // bottom
+            (|p, t| p.x + t * p.y, |p| p.z, th, tv), // left: h = +H
+            (|p, t| p.x - t * p.y, |p| p.z, th, tv), // right: h = -H
+        ];
+        let mut hits = [Vector3::zeros(); 2];
+        let mut n = 0;
+        for (plane, along, plane_slope, extent_slope) in edges {
+            if n == 2 {
+                break;
+            }
+            let gb = plane(&cb, plane_slope);
+            let ge = plane(&ce, plane_slope);
+            // No crossing: both ends strictly on one side, or the segment
+            // lies in the plane.
+            if (gb > 0.0 && ge > 0.0) || (gb < 0.0 && ge < 0.0) || gb == ge {
+                continue;
+            }
+            // gb != ge here, so t is finite and in [0, 1].
+            let t = gb / (gb - ge);
+            let p = cb + (ce - cb) * t;
+            if along(&p).abs() <= extent_slope * p.y {
+                hits[n] = p;
+                n += 1;
+            }
+        }
+        match n {
+            2 => Some((hits[0], hits[1])),
+            1 if !see_b => see_e.then_some((hits[0], e)),
+            1 => Some((b, hits[0])),
+            _ => None,
+        }
     }
 }
 

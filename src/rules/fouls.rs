@@ -103,9 +103,11 @@ pub(crate) struct PlayerState {
     pub was_alone: bool,
 }
 
-/// Seconds to whole cycles of length `dt`.
+/// Seconds to whole cycles of length `dt` (the reference's 0.02 s when `dt`
+/// is not a positive number).
 pub(crate) fn cycles(secs: f32, dt: f32) -> u32 {
-    if dt > 0.0 && secs > 0.0 {
+    let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.02 };
+    if secs > 0.0 {
         (secs / dt).round() as u32
     } else {
         0
@@ -181,11 +183,13 @@ pub(crate) struct FoulInputs<'f, 'a> {
     pub kicking_off: Option<Side>,
     pub keepaway: bool,
     pub game_time: f32,
+    /// The cycle length, sanitized (finite, >= 0).
+    pub dt: f32,
 }
 
-/// The touch groups of this cycle: a group index per robot (facts order).
-fn touch_groups(facts: &WorldFacts) -> Vec<usize> {
-    let n = facts.robots.len();
+/// The touch groups of this cycle: a group index per robot (in `robots` order).
+fn touch_groups(robots: &[RobotFacts], contacts: &[super::facts::RobotContact]) -> Vec<usize> {
+    let n = robots.len();
     let mut parent: Vec<usize> = (0..n).collect();
     fn find(parent: &mut [usize], mut i: usize) -> usize {
         while parent[i] != i {
@@ -194,8 +198,8 @@ fn touch_groups(facts: &WorldFacts) -> Vec<usize> {
         }
         i
     }
-    let index = |id: RobotId| facts.robots.iter().position(|r| r.id == id);
-    for c in facts.robot_contacts {
+    let index = |id: RobotId| robots.iter().position(|r| r.id == id);
+    for c in contacts {
         if let (Some(a), Some(b)) = (index(c.a), index(c.b)) {
             let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
             if ra != rb {
@@ -236,8 +240,10 @@ pub(crate) fn run(
 ) {
     let cfg = inp.cfg;
     let facts = inp.facts;
-    let dt = facts.dt;
-    let robots = facts.robots;
+    let dt = inp.dt;
+    // The robots as this cycle's earlier referee moves left them.
+    let robots_now = cycle.robots.clone();
+    let robots = &robots_now[..];
     let ball = facts.ball;
 
     for p in players.values_mut() {
@@ -314,9 +320,9 @@ pub(crate) fn run(
     }
 
     // 3. Charging.
-    let groups = touch_groups(facts);
+    let groups = touch_groups(robots, facts.robot_contacts);
     if cfg.use_charging {
-        charging(inp, players, &groups);
+        charging(inp, robots, players, &groups);
     }
 
     // 4. Positional fouls, each team with its players in random order.
@@ -404,7 +410,7 @@ pub(crate) fn run(
                 .collect();
             idx.shuffle(rng);
             for i in idx {
-                touching(inp, players, &groups, i);
+                touching(inp, robots, players, &groups, i);
             }
         }
     }
@@ -457,7 +463,7 @@ pub(crate) fn run(
 /// Remembers who is alone this cycle, for cycles where the pipeline is
 /// paused (reference quirk §14.2 fixed: groups never pile up).
 pub(crate) fn note_groups(facts: &WorldFacts, players: &mut BTreeMap<RobotId, PlayerState>) {
-    let groups = touch_groups(facts);
+    let groups = touch_groups(facts.robots, facts.robot_contacts);
     for (i, r) in facts.robots.iter().enumerate() {
         if let Some(p) = players.get_mut(&r.id) {
             p.was_alone = groups.iter().filter(|&&g| g == groups[i]).count() == 1;
@@ -468,11 +474,11 @@ pub(crate) fn note_groups(facts: &WorldFacts, players: &mut BTreeMap<RobotId, Pl
 /// §7.6 for robot `i` (facts order).
 fn touching(
     inp: &FoulInputs,
+    robots: &[RobotFacts],
     players: &mut BTreeMap<RobotId, PlayerState>,
     groups: &[usize],
     i: usize,
 ) {
-    let robots = inp.facts.robots;
     let max = inp.cfg.max_touch_group_size as usize;
     let me = &robots[i];
     let Some(p) = players.get(&me.id) else {
@@ -511,11 +517,15 @@ fn touching(
 }
 
 /// §7.7 over every two-player touch group of opposite teams.
-fn charging(inp: &FoulInputs, players: &mut BTreeMap<RobotId, PlayerState>, groups: &[usize]) {
+fn charging(
+    inp: &FoulInputs,
+    robots: &[RobotFacts],
+    players: &mut BTreeMap<RobotId, PlayerState>,
+    groups: &[usize],
+) {
     let cfg = inp.cfg;
     let facts = inp.facts;
-    let dt = facts.dt;
-    let robots = facts.robots;
+    let dt = inp.dt;
     let moved_window = cycles(1.0, dt);
     let immunity = cycles(cfg.charging_immunity_time as f32, dt);
     let min_time = cycles(cfg.charging_collision_min_time, dt);

@@ -256,24 +256,36 @@ impl Cycle {
         min: f32,
         rng: &mut impl Rng,
     ) {
-        let hl = cfg.half_length();
         for id in self.shuffled_team(side, rng) {
             let Some(p) = self.robot(id).copied() else {
                 continue;
             };
-            if !sphere_meets_box(&pos, radius, &p.bbox_min, &p.bbox_max) {
-                continue;
+            if sphere_meets_box(&pos, radius, &p.bbox_min, &p.bbox_max) {
+                self.push_from(cfg, &p, pos, min, rng);
             }
-            let d = uniform(rng, min, min + 2.0);
-            let mut t = p.torso;
-            let x = pos.x - side.sign() * d;
-            if x.abs() > hl {
-                t.y = if pos.y < 0.0 { pos.y + d } else { pos.y - d };
-            } else {
-                t.x = x;
-            }
-            self.move_safely(cfg, id, t, true);
         }
+    }
+
+    /// The move of §8.1 for one robot: `U(min, min + 2)` away from `pos`
+    /// towards its own goal (or sideways near the own goal line), then the
+    /// safe-spot search.
+    pub fn push_from(
+        &mut self,
+        cfg: &RulesConfig,
+        p: &RobotFacts,
+        pos: Vector3<f32>,
+        min: f32,
+        rng: &mut impl Rng,
+    ) {
+        let d = uniform(rng, min, min + 2.0);
+        let mut t = p.torso;
+        let x = pos.x - p.side.sign() * d;
+        if x.abs() > cfg.half_length() {
+            t.y = if pos.y < 0.0 { pos.y + d } else { pos.y - d };
+        } else {
+            t.x = x;
+        }
+        self.move_safely(cfg, p.id, t, true);
     }
 
     /// §8.2: clear `side`'s players whose footprint meets `rect`, to

@@ -2,6 +2,30 @@
 //! §2-§10). [`Referee::step`] is a function of (state, world facts, time):
 //! it never touches sockets or physics and returns [`Decision`]s for the
 //! simulation to carry out.
+//!
+//! # Reference quirks (soccer-rules §14), as decided
+//!
+//! 1. Goal fallback direction: fixed; the trace back to the goal line is
+//!    symmetric for both goals.
+//! 2. Touch groups while paused: fixed; groups are rebuilt from the contacts
+//!    of every cycle, paused or not, so nothing piles up over BeforeKickOff.
+//! 3. Charging goalie flag: fixed; computed for both players independently.
+//! 4. Ball out with no touch since the start: improved; the ball is dropped
+//!    (§6) at its last on-field position instead of staying out.
+//! 5. Per-cycle duplicate foul records: kept (about 26 records per foul).
+//! 6. Side swap colours: the referee emits [`Decision::SwapSides`]; the
+//!    server swaps the teams and re-assigns the robots' materials.
+//! 7. Team-less kick-off later in the same half: kept (coin toss).
+//! 8. Explicit `(kickOff Left|Right)` does not update the next-half team:
+//!    kept, and logged at info level.
+//!
+//! Other deliberate differences: the safe-spot search tries candidates
+//! nearest to the requested spot first (the reference: nearest to the
+//! player); a monitor `(dropBall)` clears the players one cycle later (the
+//! command has no robot positions); `(time T)` moves the referee's stored
+//! times along with the clock; outside set pieces the set-piece spot keeps
+//! tracking the ball in every mode, not only in PlayOn; the mode time is an
+//! f64 accumulator so that "more than 15 s" means 751 cycles, not 750.
 
 use std::collections::BTreeMap;
 
@@ -21,6 +45,8 @@ const KICK_DURATION: f32 = 0.1;
 const TOUCH_MARGIN: f32 = 0.03;
 /// Slack for comparing accumulated f32 times.
 const TIME_EPS: f32 = 1e-4;
+/// Slack for comparing the (f64) mode time.
+const MODE_EPS: f64 = 1e-6;
 /// GameOver lasts this long before `AutomaticQuit` shuts the server down.
 const QUIT_DELAY: f32 = 10.0;
 
@@ -92,14 +118,15 @@ pub struct Referee {
     cfg: RulesConfig,
     mode: PlayMode,
     game_time: f32,
-    mode_time: f32,
+    /// f64 so that long modes do not drift (f32 sums of 0.02 do).
+    mode_time: f64,
     mode_change_time: f32,
     half: u8,
     scores: [u32; 2],
     kick_off_team: Option<Side>,
     next_half_team: Option<Side>,
     half_kicked_off: bool,
-    auto_wait: f32,
+    auto_wait: f64,
     last_touch: Option<Touch>,
     /// The set-piece spot: the last on-field ball position (z = r) outside
     /// set pieces, the awarded spot during them.
@@ -163,7 +190,7 @@ impl Referee {
 
     /// Time spent in the current play mode (s).
     pub fn mode_time(&self) -> f32 {
-        self.mode_time
+        self.mode_time as f32
     }
 
     /// Current half: 1 or 2.
@@ -243,14 +270,43 @@ impl Referee {
         }]
     }
 
+    /// The monitor's `(agent)` push for robot `id` (monitor-protocol §10):
+    /// pushed `U(2.2, 4.2)` m from its own position by the §8.1 rule, then
+    /// the safe-spot search. Returns the move (none for an unknown robot).
+    pub fn push_away(
+        &mut self,
+        facts: &WorldFacts,
+        id: RobotId,
+        rng: &mut impl Rng,
+    ) -> Vec<Decision> {
+        self.sync_players(facts);
+        let mut cycle = self.new_cycle(facts);
+        if let Some(p) = cycle.robot(id).copied() {
+            cycle.push_from(&self.cfg, &p, p.torso, self.cfg.free_kick_move_dist, rng);
+        }
+        self.finish_moves(&cycle);
+        cycle.decisions
+    }
+
     /// `(time T)`: sets the game time. Negative or non-finite values are
-    /// ignored (logged), as in the reference.
+    /// ignored (logged), as in the reference. The times the referee keeps
+    /// (last touch, last kick, last mode change) move with the clock, so a
+    /// clock set back (RoboViz sends `(time 0)`) does not make an old touch
+    /// look like a new one.
     pub fn set_game_time(&mut self, t: f32) {
         if !t.is_finite() || t < 0.0 {
             tracing::warn!(t, "ignoring a negative or non-finite game time");
             return;
         }
+        let delta = t - self.game_time;
         self.game_time = t;
+        self.mode_change_time += delta;
+        if let Some(touch) = self.last_touch.as_mut() {
+            touch.time += delta;
+        }
+        if let Some(kick) = self.kick.as_mut() {
+            kick.time += delta;
+        }
     }
 
     /// The outside position of §8.5 at z = 1.0, for the monitor `repos`
@@ -313,15 +369,11 @@ impl Referee {
     /// check, kick-off scoring permission, mode logic, velocity history,
     /// player fouls.
     pub fn step(&mut self, facts: &WorldFacts, rng: &mut impl Rng) -> Vec<Decision> {
-        let dt = if facts.dt.is_finite() && facts.dt > 0.0 {
-            facts.dt
-        } else {
-            0.0
-        };
+        let dt = sanitized_dt(facts.dt);
         if self.mode.clock_runs() {
             self.game_time += dt;
         }
-        self.mode_time += dt;
+        self.mode_time += f64::from(dt);
         if !self.cfg.referee_enabled {
             return Vec::new();
         }
@@ -332,7 +384,7 @@ impl Referee {
         if let Some(spot) = self.pending_drop_clearance.take() {
             self.drop_clearance(spot, &mut cycle, rng);
         }
-        self.check_half_time(&mut cycle);
+        let swapped = self.check_half_time(&mut cycle);
         self.check_kick_off_permission(facts);
         self.check_keepaway(facts);
 
@@ -345,11 +397,15 @@ impl Referee {
             PlayMode::KickOffRight => Some(Side::Right),
             _ => None,
         };
-        self.mode_logic(facts, &mut cycle, dt, rng);
+        // After a side swap the facts still carry the old sides: the
+        // BeforeKickOff clearance waits for the next cycle.
+        if !swapped {
+            self.mode_logic(facts, &mut cycle, dt, rng);
+        }
 
         if self.cfg.automatic_quit
             && self.mode == PlayMode::GameOver
-            && self.mode_time >= QUIT_DELAY - TIME_EPS
+            && self.mode_reached(QUIT_DELAY)
             && !self.quit_sent
         {
             self.quit_sent = true;
@@ -375,6 +431,7 @@ impl Referee {
                 kicking_off,
                 keepaway: self.cfg.keepaway,
                 game_time: self.game_time,
+                dt,
             };
             fouls::run(&inputs, &mut self.players, &mut cycle, &mut self.fouls, rng);
             self.check_shootout(facts);
@@ -404,7 +461,7 @@ impl Referee {
 
     /// Keeps one state per robot in the facts; forgets robots that left.
     fn sync_players(&mut self, facts: &WorldFacts) {
-        let dt = facts.dt;
+        let dt = sanitized_dt(facts.dt);
         self.players
             .retain(|id, _| facts.robots.iter().any(|r| r.id == *id));
         for r in facts.robots {
@@ -438,6 +495,16 @@ impl Referee {
         }
     }
 
+    /// Mode time > `secs`.
+    fn mode_over(&self, secs: f32) -> bool {
+        self.mode_time > f64::from(secs) + MODE_EPS
+    }
+
+    /// Mode time >= `secs`.
+    fn mode_reached(&self, secs: f32) -> bool {
+        self.mode_time >= f64::from(secs) - MODE_EPS
+    }
+
     fn set_mode(&mut self, mode: PlayMode) {
         if mode == self.mode {
             return;
@@ -457,6 +524,10 @@ impl Referee {
         }
         if mode == PlayMode::GameOver {
             self.quit_sent = false;
+        }
+        // §10: the shootout switches itself off once Goal_Left happens.
+        if mode == PlayMode::GoalLeft {
+            self.shootout = false;
         }
     }
 
@@ -490,12 +561,13 @@ impl Referee {
         self.set_mode(kick_off_mode(team));
     }
 
-    fn check_half_time(&mut self, cycle: &mut Cycle) {
+    /// §3.1 half time and game over; returns whether the sides were swapped.
+    fn check_half_time(&mut self, cycle: &mut Cycle) -> bool {
         let ht = self.cfg.half_time;
         if self.half == 1 && self.game_time >= ht {
             if self.cfg.single_half_time {
                 self.set_mode(PlayMode::GameOver);
-                return;
+                return false;
             }
             self.half = 2;
             self.half_kicked_off = false;
@@ -512,10 +584,12 @@ impl Referee {
                     p.was_in_area = false;
                 }
                 cycle.decisions.push(Decision::SwapSides);
+                return true;
             }
         } else if self.half >= 2 && self.game_time >= 2.0 * ht && self.mode != PlayMode::GameOver {
             self.set_mode(PlayMode::GameOver);
         }
+        false
     }
 
     /// §4.2 rule 1: the kick-off team may score again once an opponent
@@ -569,7 +643,6 @@ impl Referee {
         });
         if left_area {
             self.scores[0] += 1;
-            self.shootout = false;
             self.set_mode(PlayMode::GoalLeft);
         }
     }
@@ -631,8 +704,10 @@ impl Referee {
                 cycle.clear_rect(&self.cfg, side, &rect, m, rng, |_| false);
             }
         }
-        self.auto_wait += dt;
-        if self.cfg.automatic_kick_off && self.auto_wait > self.cfg.wait_before_kick_off {
+        self.auto_wait += f64::from(dt);
+        if self.cfg.automatic_kick_off
+            && self.auto_wait > f64::from(self.cfg.wait_before_kick_off) + MODE_EPS
+        {
             let team = self.choose_kick_off_team(rng);
             self.start_kick_off(team);
         }
@@ -665,7 +740,7 @@ impl Referee {
     fn goal_pause(&mut self, scorer: Side, cycle: &mut Cycle, rng: &mut impl Rng) {
         let conceding = scorer.opponent();
         self.kick_off_clearance(conceding, cycle, rng);
-        if self.mode_time >= self.cfg.goal_pause_time - TIME_EPS {
+        if self.mode_reached(self.cfg.goal_pause_time) {
             self.centre_ball(cycle);
             self.start_kick_off(conceding);
         }
@@ -682,7 +757,7 @@ impl Referee {
         self.kick = None;
         self.kick_off_no_score = None;
         self.kick_off_clearance(k, cycle, rng);
-        if self.cfg.drop_ball_time > 0.0 && self.mode_time > self.cfg.drop_ball_time {
+        if self.cfg.drop_ball_time > 0.0 && self.mode_over(self.cfg.drop_ball_time) {
             self.do_drop_ball(facts.ball, cycle, rng);
             return;
         }
@@ -713,7 +788,7 @@ impl Referee {
         rng: &mut impl Rng,
     ) {
         let pause = self.cfg.kick_in_pause_time;
-        if self.mode_time < pause - TIME_EPS {
+        if !self.mode_reached(pause) {
             self.repel_pending = true;
             return;
         }
@@ -736,7 +811,7 @@ impl Referee {
             let r = cfg.free_kick_distance;
             cycle.clear_circle(cfg, taker.opponent(), self.spot, r, m, rng);
         }
-        if cfg.drop_ball_time > 0.0 && self.mode_time > cfg.drop_ball_time {
+        if cfg.drop_ball_time > 0.0 && self.mode_over(cfg.drop_ball_time) {
             self.do_drop_ball(self.spot, cycle, rng);
             return;
         }
@@ -939,6 +1014,15 @@ impl Referee {
                 vel: Vector3::zeros(),
             });
         }
+    }
+}
+
+/// The cycle length, or 0 when it is not a finite positive number.
+fn sanitized_dt(dt: f32) -> f32 {
+    if dt.is_finite() && dt > 0.0 {
+        dt
+    } else {
+        0.0
     }
 }
 

@@ -144,6 +144,8 @@ pub struct Simulation {
     /// Monitor selection (`select`).
     selected: Option<ConnId>,
     report: StepReport,
+    /// Whether a cycle has run with agents (for `sync_wait_for_agents`).
+    started: bool,
     /// Reused frame buffer.
     text: String,
 }
@@ -184,6 +186,7 @@ impl Simulation {
             says: Vec::new(),
             selected: None,
             report: StepReport::default(),
+            started: false,
             text: String::with_capacity(8192),
         })
     }
@@ -300,7 +303,11 @@ impl Simulation {
                         agent.pending_scene = Some(scene);
                     }
                 }
-                // Every other command needs a robot.
+                // Every other command needs a robot. A `(syn)` sent with
+                // `scene` (RoboNewbie does) is dropped quietly.
+                Command::Syn if agent.robot.is_none() => {
+                    debug!(conn, "(syn) before the robot exists dropped");
+                }
                 _ if agent.robot.is_none() => {
                     bad_input(conn, agent, format_args!("command before the robot exists dropped: {cmd:?}"));
                 }
@@ -350,6 +357,16 @@ impl Simulation {
     /// no such agent the cycle waits (the reference free-runs; waiting
     /// keeps sync-mode logs independent of wall time).
     pub fn barrier_satisfied(&self) -> bool {
+        if !self.started {
+            let asked = self
+                .agents
+                .values()
+                .filter(|a| a.in_barrier())
+                .count();
+            if asked < self.cfg.sync_wait_for_agents.max(1) {
+                return false;
+            }
+        }
         let mut participants = 0;
         for a in self.agents.values() {
             if !a.in_barrier() {
@@ -405,6 +422,7 @@ impl Simulation {
     /// stored scene/init/beam, the referee, advances the clocks, and builds
     /// every agent's next frame.
     pub fn step(&mut self) -> StepReport {
+        self.started |= self.agents.values().any(|a| a.in_barrier());
         self.broadcast_says();
         self.remove_departed();
         self.execute_scenes();

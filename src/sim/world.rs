@@ -51,20 +51,32 @@ pub struct PhysicsConfig {
     pub field_scene: PathBuf,
     /// Cycle length in seconds. Default 0.02.
     pub cycle_dt: f32,
-    /// Rapier steps per cycle (each `cycle_dt / substeps` long). Default 1.
+    /// Rapier steps per cycle (each `cycle_dt / substeps` long). Default 2
+    /// (1 lets a standing multibody robot drift and tip over).
     pub substeps: usize,
-    /// Rapier solver iterations (TGS sub-steps) per rapier step. Default 8.
+    /// Rapier solver iterations (TGS sub-steps) per rapier step. Default 4.
     pub solver_iterations: usize,
     /// Internal PGS iterations per solver iteration. Default 1.
     pub internal_pgs_iterations: usize,
     /// Gravity along −z, m/s². Default 9.81.
     pub gravity: f32,
-    /// Joint kind for the robot's hinges. Default `Impulse`.
+    /// Joint kind for the robot's hinges. Default `Multibody` (impulse
+    /// joints cannot make the 1e-6 kg·m² link bodies follow the motors).
     pub joint_kind: JointKind,
     /// Velocity-motor gain (rapier "damping" factor of the
     /// acceleration-based motor model; larger = closer to a hard velocity
     /// constraint). Default 1000.
     pub motor_gain: f32,
+    /// Position anchoring of the motors: each cycle the motor also pulls
+    /// the joint towards a reference angle that advances by
+    /// `command × cycle`, removing the slow drift of the iterative solver
+    /// (0 = pure velocity motor; 1 = full correction in one cycle).
+    /// Default 0.5.
+    pub motor_anchor_erp: f32,
+    /// When the joint lags its reference by more than this (rad) — the
+    /// motor was overpowered — the reference is reset to the actual angle,
+    /// so a joint never "catches up" (as in the reference). Default 0.02.
+    pub motor_anchor_resync: f32,
     /// Apply the 0.7.3 rule: ignore a speed command while the joint is not
     /// strictly inside its limits. Default false (0.7.1 behaviour).
     pub ignore_commands_outside_range: bool,
@@ -74,7 +86,7 @@ pub struct PhysicsConfig {
     /// Friction coefficient of the ball. Default 1.0.
     pub ball_friction: f32,
     /// Restitution of the ball (tuned to the reference drop traces).
-    /// Default 0.6.
+    /// Default 0.68.
     pub ball_restitution: f32,
     /// Restitution of goals and border walls. Default 0.8.
     pub static_restitution: f32,
@@ -97,8 +109,22 @@ pub struct PhysicsConfig {
     /// Penetration allowed before correction, m (the reference's surface
     /// layer). Default 0.001.
     pub allowed_linear_error: f32,
+    /// Maximum speed at which penetrations are corrected, m/s. Types 1
+    /// and 3 are beamed with their soles 2-4 cm below the ground; a gentle
+    /// push-out keeps their ankles from being rolled. Default 0.5.
+    pub max_corrective_velocity: f32,
     /// Let bodies sleep when idle. Default false.
     pub allow_sleep: bool,
+    /// Rapier stabilization (position-correction) iterations per solver
+    /// iteration. Default 2 (rapier's default).
+    pub stabilization_iterations: usize,
+    /// Rapier warm-start coefficient (0 = off, 1 = full). Default 1.
+    pub warmstart_coefficient: f32,
+    /// Lower bound applied to every principal moment of inertia of robot
+    /// parts, kg·m². The link bodies (shoulders, elbows, hips, ankles) have
+    /// 1.4e-6..5e-6; raising them conditions the iterative solver. Default
+    /// 0 (exact model values).
+    pub min_part_inertia: f32,
 }
 
 impl Default for PhysicsConfig {
@@ -106,16 +132,18 @@ impl Default for PhysicsConfig {
         PhysicsConfig {
             field_scene: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/soccer.rsg")),
             cycle_dt: 0.02,
-            substeps: 1,
-            solver_iterations: 8,
+            substeps: 2,
+            solver_iterations: 4,
             internal_pgs_iterations: 1,
             gravity: 9.81,
-            joint_kind: JointKind::Impulse,
+            joint_kind: JointKind::Multibody,
             motor_gain: 1000.0,
+            motor_anchor_erp: 0.5,
+            motor_anchor_resync: 0.02,
             ignore_commands_outside_range: false,
             robot_friction: 1.0,
             ball_friction: 1.0,
-            ball_restitution: 0.6,
+            ball_restitution: 0.68,
             static_restitution: 0.8,
             part_linear_drag: 0.01,
             part_angular_drag: 0.01,
@@ -125,7 +153,11 @@ impl Default for PhysicsConfig {
             contact_natural_frequency: 30.0,
             contact_damping_ratio: 5.0,
             allowed_linear_error: 0.001,
+            max_corrective_velocity: 0.5,
             allow_sleep: false,
+            min_part_inertia: 0.0,
+            stabilization_iterations: 2,
+            warmstart_coefficient: 1.0,
         }
     }
 }
@@ -189,6 +221,7 @@ struct Robot {
     colliders: Vec<Option<ColliderHandle>>,
     joints: Vec<JointRef>,
     targets: Vec<f32>,
+    refs: Vec<f32>,
     foot_accum: Vec<FootAccum>,
     foot_result: Vec<Option<(Vector3<f32>, Vector3<f32>)>>,
 }
@@ -369,6 +402,9 @@ impl World {
         params.contact_natural_frequency = cfg.contact_natural_frequency;
         params.contact_damping_ratio = cfg.contact_damping_ratio;
         params.normalized_allowed_linear_error = cfg.allowed_linear_error;
+        params.num_internal_stabilization_iterations = cfg.stabilization_iterations;
+        params.normalized_max_corrective_velocity = cfg.max_corrective_velocity;
+        params.warmstart_coefficient = cfg.warmstart_coefficient;
 
         let mut bodies = RigidBodySet::new();
         let mut colliders = ColliderSet::new();
@@ -472,7 +508,11 @@ impl World {
             let b = self.bodies.insert(
                 RigidBodyBuilder::dynamic()
                     .position(pos)
-                    .additional_mass_properties(MassProperties::new(Point3::origin(), p.mass, p.inertia))
+                    .additional_mass_properties(MassProperties::new(
+                        Point3::origin(),
+                        p.mass,
+                        p.inertia.map(|i| i.max(cfg.min_part_inertia)),
+                    ))
                     .linear_damping(cfg.part_linear_drag / p.mass)
                     .angular_damping(ang_damp)
                     .can_sleep(cfg.allow_sleep)
@@ -530,6 +570,7 @@ impl World {
                 colliders,
                 joints,
                 targets: vec![0.0; n_joints],
+                refs: vec![0.0; n_joints],
                 foot_accum: vec![FootAccum::default(); n_feet],
                 foot_result: vec![None; n_feet],
             },
@@ -540,6 +581,13 @@ impl World {
     /// Removes a robot and everything attached to it.
     pub fn remove_robot(&mut self, h: RobotHandle) {
         if let Some(r) = self.robots.remove(&h) {
+            // Dissolve the whole articulation first: removing the links of a
+            // multibody one by one leaves stale body-to-multibody links in
+            // rapier 0.22 and the next step panics in the solver.
+            if let Some(first) = r.bodies.first() {
+                self.multibody_joints
+                    .remove_multibody_articulations(*first, true);
+            }
             for b in r.bodies {
                 self.bodies.remove(
                     b,
@@ -570,7 +618,6 @@ impl World {
             return;
         };
         let ignore_outside = self.cfg.ignore_commands_outside_range;
-        let gain = self.cfg.motor_gain;
         let Some(r) = self.robots.get_mut(&h) else {
             return;
         };
@@ -584,21 +631,9 @@ impl World {
             }
         }
         let v = rad_per_s.clamp(-j.max_speed, j.max_speed);
+        // The motor itself is set at the start of the next step
+        // (`update_motors`).
         r.targets[joint] = v;
-        match r.joints[joint] {
-            JointRef::Impulse(jh) => {
-                if let Some(ij) = self.impulse_joints.get_mut(jh) {
-                    ij.data.set_motor_velocity(JointAxis::AngX, v, gain);
-                }
-            }
-            JointRef::Multibody(mh) => {
-                if let Some((mb, link)) = self.multibody_joints.get_mut(mh) {
-                    if let Some(l) = mb.link_mut(link) {
-                        l.joint.data.set_motor_velocity(JointAxis::AngX, v, gain);
-                    }
-                }
-            }
-        }
         for b in &r.bodies {
             if let Some(rb) = self.bodies.get_mut(*b) {
                 rb.wake_up(true);
@@ -665,6 +700,7 @@ impl World {
         }
         self.touches.clear();
         self.robot_pairs.clear();
+        self.update_motors();
         let hooks = NoSelfCollision;
         for _ in 0..self.cfg.substeps.max(1) {
             self.pipeline.step(
@@ -697,6 +733,56 @@ impl World {
                 } else {
                     None
                 };
+            }
+        }
+    }
+
+    /// Sets every motor for the coming cycle: target velocity = command,
+    /// target angle = reference advanced by command × cycle (see
+    /// [`PhysicsConfig::motor_anchor_erp`]).
+    fn update_motors(&mut self) {
+        let dt = self.cfg.cycle_dt;
+        let step_dt = self.params.dt;
+        let erp = self.cfg.motor_anchor_erp.clamp(0.0, 1.0);
+        let gain = self.cfg.motor_gain;
+        // erp_inv_dt = K / (dt K + D)  =>  D = K dt (1/erp - 1).
+        let (stiffness, damping) = if erp > 0.0 {
+            let k = 1.0e6;
+            (k, k * step_dt * (1.0 / erp - 1.0) + gain)
+        } else {
+            (0.0, gain)
+        };
+        let resync = self.cfg.motor_anchor_resync;
+        let handles: Vec<RobotHandle> = self.robots.keys().copied().collect();
+        for h in handles {
+            let n = self.robots.get(&h).map(|r| r.joints.len()).unwrap_or(0);
+            for j in 0..n {
+                let Some(actual) = self.joint_angle_rad(h, j) else {
+                    continue;
+                };
+                let Some(r) = self.robots.get_mut(&h) else {
+                    continue;
+                };
+                let v = r.targets[j];
+                let jd = &r.model.joints[j];
+                let (lo, hi) = (jd.min_deg.to_radians(), jd.max_deg.to_radians());
+                let mut reference = r.refs[j];
+                if (actual - reference).abs() > resync {
+                    reference = actual;
+                }
+                reference = (reference + v * dt).clamp(lo, hi);
+                r.refs[j] = reference;
+                let data = match r.joints[j] {
+                    JointRef::Impulse(jh) => self.impulse_joints.get_mut(jh).map(|ij| &mut ij.data),
+                    JointRef::Multibody(mh) => self
+                        .multibody_joints
+                        .get_mut(mh)
+                        .and_then(|(mb, link)| mb.link_mut(link))
+                        .map(|l| &mut l.joint.data),
+                };
+                if let Some(data) = data {
+                    data.set_motor(JointAxis::AngX, reference, v, stiffness, damping);
+                }
             }
         }
     }

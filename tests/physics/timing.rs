@@ -10,7 +10,7 @@ use super::util::{model, world_with};
 fn time_22(kind: JointKind) -> f64 {
     let cfg = PhysicsConfig {
         joint_kind: kind,
-        ..PhysicsConfig::default()
+        ..super::probe::cfg_from_env()
     };
     let mut w = world_with(&cfg);
     for i in 0..22 {

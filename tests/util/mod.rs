@@ -89,13 +89,22 @@ impl Drop for TestServer {
 /// A minimal agent: length-prefixed frames over TCP.
 pub struct TestAgent {
     pub stream: TcpStream,
+    /// Bytes read but not yet returned as frames (reads are cancel-safe:
+    /// a timeout never loses part of a frame).
+    buf: Vec<u8>,
+    /// Received a frame that has not been answered with `(syn)` yet.
+    pub owes: bool,
 }
 
 impl TestAgent {
     pub async fn connect(addr: SocketAddr) -> TestAgent {
         let stream = TcpStream::connect(addr).await.expect("connect");
         stream.set_nodelay(true).expect("nodelay");
-        TestAgent { stream }
+        TestAgent {
+            stream,
+            buf: Vec::new(),
+            owes: false,
+        }
     }
 
     /// Sends one message.
@@ -103,6 +112,9 @@ impl TestAgent {
         let mut buf = (msg.len() as u32).to_be_bytes().to_vec();
         buf.extend_from_slice(msg.as_bytes());
         self.stream.write_all(&buf).await.expect("send");
+        if msg.contains("(syn)") {
+            self.owes = false;
+        }
     }
 
     /// Sends raw bytes (for malformed input tests).
@@ -112,22 +124,37 @@ impl TestAgent {
 
     /// Receives one frame as text, failing the test after FRAME_TIMEOUT.
     pub async fn recv(&mut self) -> String {
-        self.try_recv(FRAME_TIMEOUT)
-            .await
-            .expect("a frame from the server in time")
+        match self.try_recv(FRAME_TIMEOUT).await {
+            Some(f) => f,
+            None => {
+                let logs = LOGS.get().map(|_| logs()).unwrap_or_default();
+                let tail: Vec<&str> = logs.lines().rev().take(30).collect();
+                panic!("no frame from the server in time; last log lines:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+            }
+        }
     }
 
     /// Receives one frame, or `None` on timeout or close.
     pub async fn try_recv(&mut self, timeout: Duration) -> Option<String> {
-        let read = async {
-            let mut len = [0u8; 4];
-            self.stream.read_exact(&mut len).await.ok()?;
-            let n = u32::from_be_bytes(len) as usize;
-            let mut buf = vec![0u8; n];
-            self.stream.read_exact(&mut buf).await.ok()?;
-            String::from_utf8(buf).ok()
+        let deadline = tokio::time::Instant::now() + timeout;
+        let got = loop {
+            if self.buf.len() >= 4 {
+                let n = u32::from_be_bytes([self.buf[0], self.buf[1], self.buf[2], self.buf[3]]) as usize;
+                if self.buf.len() >= 4 + n {
+                    let frame: Vec<u8> = self.buf.drain(..4 + n).skip(4).collect();
+                    break String::from_utf8(frame).ok();
+                }
+            }
+            let mut chunk = [0u8; 16384];
+            match tokio::time::timeout_at(deadline, self.stream.read(&mut chunk)).await {
+                Ok(Ok(0)) | Ok(Err(_)) | Err(_) => break None,
+                Ok(Ok(k)) => self.buf.extend_from_slice(&chunk[..k]),
+            }
         };
-        tokio::time::timeout(timeout, read).await.ok().flatten()
+        if got.is_some() {
+            self.owes = true;
+        }
+        got
     }
 
     /// Whether the server closed the connection within `timeout`.
@@ -140,6 +167,14 @@ impl TestAgent {
                 Ok(Ok(0)) | Ok(Err(_)) => return true,
                 Ok(Ok(_)) => continue,
             }
+        }
+    }
+
+    /// Waits for the next frame unless one is already unanswered, so the
+    /// agent owes the server exactly one answer afterwards.
+    pub async fn settle(&mut self) {
+        if !self.owes {
+            self.recv().await;
         }
     }
 
@@ -235,7 +270,9 @@ fn init_logs() -> Arc<std::sync::Mutex<Vec<u8>>> {
     let buf = Arc::new(std::sync::Mutex::new(Vec::new()));
     let writer = LogBuf(buf.clone());
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new("rcss3d=info"))
+        .with_env_filter(tracing_subscriber::EnvFilter::new(
+            std::env::var("RCSS_TEST_LOG").unwrap_or_else(|_| "rcss3d=info".into()),
+        ))
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .try_init();
@@ -265,4 +302,50 @@ pub async fn wait_for_log(needle: &str) -> bool {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     false
+}
+
+/// An agent answering every frame with `(syn)` in the background, so the
+/// sync barrier keeps moving while a test works with other agents.
+pub struct AutoSync {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    task: JoinHandle<TestAgent>,
+}
+
+impl TestAgent {
+    /// Hands the agent to a background task that answers every frame.
+    pub fn autosync(self) -> AutoSync {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let task = tokio::spawn(async move {
+            let mut a = self;
+            loop {
+                if a.owes {
+                    a.send("(syn)").await;
+                }
+                if flag.load(std::sync::atomic::Ordering::Acquire) {
+                    return a;
+                }
+                let _ = a.try_recv(Duration::from_millis(20)).await;
+            }
+        });
+        AutoSync { stop, task }
+    }
+}
+
+impl AutoSync {
+    /// Stops answering and returns the agent. It has answered every frame
+    /// it received (`owes == false`); its next frame comes once the other
+    /// agents have answered.
+    pub async fn stop(self) -> TestAgent {
+        self.stop.store(true, std::sync::atomic::Ordering::Release);
+        tokio::time::timeout(Duration::from_secs(30), self.task)
+            .await
+            .expect("autosync stops")
+            .expect("autosync task")
+    }
+
+    /// Ends the background task and closes the agent's connection.
+    pub fn abort(self) {
+        self.task.abort();
+    }
 }

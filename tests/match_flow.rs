@@ -1,0 +1,111 @@
+//! Issue 5 end to end: two short teams over the real server, kick-off from
+//! the monitor port, the trainer puts the ball into a goal: agents see
+//! `Goal_Left`, then `KickOff_Right`, and the score in GS.
+
+mod util;
+
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+
+use util::{test_config, TestAgent, TestServer};
+
+async fn monitor_send(m: &mut TcpStream, cmd: &str) {
+    let mut buf = (cmd.len() as u32).to_be_bytes().to_vec();
+    buf.extend_from_slice(cmd.as_bytes());
+    m.write_all(&buf).await.expect("monitor write");
+}
+
+fn play_mode(frame: &str) -> &str {
+    let i = frame.find("(pm ").expect("pm") + 4;
+    &frame[i..i + frame[i..].find(')').expect(")")]
+}
+
+/// Cycles every agent once and returns the first agent's frame.
+async fn lockstep(agents: &mut [TestAgent]) -> String {
+    for a in agents.iter_mut() {
+        a.send("(syn)").await;
+    }
+    let mut first = String::new();
+    for (i, a) in agents.iter_mut().enumerate() {
+        let f = a.recv().await;
+        if i == 0 {
+            first = f;
+        }
+    }
+    first
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kick_off_goal_and_kick_off_for_the_other_team() {
+    let mut cfg = test_config();
+    cfg.sync_wait_for_agents = 4;
+    let server = TestServer::start(cfg).await;
+    let mut agents = Vec::new();
+    for _ in 0..4 {
+        agents.push(server.agent().await);
+    }
+    for (i, a) in agents.iter_mut().enumerate() {
+        a.send(&format!("(scene rsg/agent/nao/nao_hetero.rsg {})(syn)", i % 2)).await;
+    }
+    for a in agents.iter_mut() {
+        a.recv().await;
+    }
+    for (i, a) in agents.iter_mut().enumerate() {
+        let team = if i % 2 == 0 { "Lefties" } else { "Righties" };
+        a.send(&format!("(init (unum {})(teamname {team}))(syn)", i / 2 + 1)).await;
+    }
+    for a in agents.iter_mut() {
+        a.recv().await;
+    }
+    for (i, a) in agents.iter_mut().enumerate() {
+        a.send(&format!("(beam -{} {} 0)(syn)", 3 + i, i)).await;
+    }
+    for a in agents.iter_mut() {
+        a.recv().await;
+    }
+
+    let mut mon = TcpStream::connect(server.monitor_addr).await.expect("monitor");
+    monitor_send(&mut mon, "(kickOff Left)").await;
+    let mut seen = Vec::new();
+    for _ in 0..100 {
+        let f = lockstep(&mut agents).await;
+        seen.push(play_mode(&f).to_string());
+        if play_mode(&f) == "KickOff_Left" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(seen.last().map(String::as_str), Some("KickOff_Left"), "{seen:?}");
+
+    // Play on, then the trainer rolls the ball into the right goal.
+    monitor_send(&mut mon, "(playMode PlayOn)").await;
+    for _ in 0..100 {
+        let f = lockstep(&mut agents).await;
+        if play_mode(&f) == "PlayOn" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    monitor_send(&mut mon, "(ball (pos 14.0 0.0 0.1) (vel 5.0 0.0 0.0))").await;
+    let mut modes = Vec::new();
+    let mut scored = String::new();
+    for _ in 0..400 {
+        let f = lockstep(&mut agents).await;
+        let m = play_mode(&f).to_string();
+        if m == "Goal_Left" && scored.is_empty() {
+            scored = f.clone();
+        }
+        if modes.last() != Some(&m) {
+            modes.push(m.clone());
+        }
+        if m == "KickOff_Right" {
+            break;
+        }
+    }
+    assert!(modes.contains(&"Goal_Left".to_string()), "modes seen: {modes:?}");
+    assert_eq!(modes.last().map(String::as_str), Some("KickOff_Right"), "{modes:?}");
+    assert!(scored.contains("(sl 1) (sr 0)"), "score in GS: {scored}");
+    server.stop().await;
+}

@@ -1,0 +1,285 @@
+//! The monitor port over real loopback TCP.
+
+use std::time::Duration;
+
+use rcss3d::monitor::client::MonitorClient;
+use rcss3d::monitor::{FrameKind, MonitorCommand, MonitorConfig};
+use rcss3d::rules::{PlayMode, Side};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::time::timeout;
+
+use crate::util::{full_match_robots, robot, snapshot, TestServer};
+
+const T: Duration = Duration::from_secs(5);
+
+async fn next(c: &mut MonitorClient) -> rcss3d::monitor::client::Received {
+    timeout(T, c.next_message())
+        .await
+        .expect("timed out waiting for a message")
+        .expect("valid message")
+        .expect("connection open")
+}
+
+/// Checks that the client's tracked scene shows `snap`'s ball and robots.
+fn assert_scene_matches(c: &MonitorClient, snap: &rcss3d::sim::snapshot::WorldSnapshot) {
+    let scene = c.scene();
+    let ball = scene.ball_position().unwrap();
+    assert!(
+        (ball - snap.ball.translation.vector).norm() < 0.01,
+        "ball {ball:?}"
+    );
+    let robots = scene.robots();
+    assert_eq!(robots.len(), snap.robots.len());
+    for (seen, r) in robots.iter().zip(&snap.robots) {
+        assert_eq!(Some(seen.side), r.side);
+        assert_eq!(seen.unum, u32::from(r.unum));
+        let torso = r.part("torso").unwrap().translation.vector;
+        assert!(
+            (seen.position - torso).norm() < 0.01,
+            "robot {} at {:?}",
+            r.unum,
+            seen.position
+        );
+    }
+    assert!((scene.game.time - snap.game.game_time).abs() < 1e-4);
+    assert_eq!(scene.game.play_mode, u32::from(snap.game.play_mode.index()));
+}
+
+#[tokio::test]
+async fn first_message_is_a_full_state_then_deltas() {
+    let server = TestServer::start(MonitorConfig::default()).await;
+    server.publish(snapshot(0, [0.0, 0.0], full_match_robots(0.0)));
+    let mut c = MonitorClient::connect(server.addr).await.unwrap();
+    let first = next(&mut c).await;
+    assert_eq!(first.kind, FrameKind::Full);
+    assert!(first.text.starts_with("((FieldLength 30)"));
+    for i in 1..=20u64 {
+        let mut s = snapshot(
+            2 * i,
+            [0.1 * i as f32, 0.0],
+            full_match_robots(0.01 * i as f32),
+        );
+        s.game.game_time = 0.04 * i as f32;
+        s.game.play_mode = PlayMode::PlayOn;
+        server.publish(s.clone());
+        let m = next(&mut c).await;
+        assert_eq!(m.kind, FrameKind::Delta);
+        assert_scene_matches(&c, &s);
+    }
+    assert_eq!(c.scene().full_states, 1);
+    server.stop().await;
+}
+
+/// Two monitors connecting at different times each get a full state first
+/// and stay consistent; a robot joining and leaving gives both a full state.
+#[tokio::test]
+async fn two_monitors_stay_consistent_and_see_structure_changes() {
+    let server = TestServer::start(MonitorConfig::default()).await;
+    let mut robots = vec![robot(1, Some(Side::Left), 1, 0, -3.0, 0.0, 0.0)];
+    let mut s = snapshot(0, [0.0, 0.0], robots.clone());
+    server.publish(s.clone());
+    let mut a = MonitorClient::connect(server.addr).await.unwrap();
+    assert_eq!(next(&mut a).await.kind, FrameKind::Full);
+    for i in 1..=5u64 {
+        s = snapshot(2 * i, [0.2 * i as f32, 0.0], robots.clone());
+        server.publish(s.clone());
+        assert_eq!(next(&mut a).await.kind, FrameKind::Delta);
+    }
+    let mut b = MonitorClient::connect(server.addr).await.unwrap();
+    assert_eq!(next(&mut b).await.kind, FrameKind::Full);
+    assert_scene_matches(&b, &s);
+    for i in 6..=10u64 {
+        s = snapshot(2 * i, [0.2 * i as f32, 0.1], robots.clone());
+        server.publish(s.clone());
+        assert_eq!(next(&mut a).await.kind, FrameKind::Delta);
+        assert_eq!(next(&mut b).await.kind, FrameKind::Delta);
+        assert_scene_matches(&a, &s);
+        assert_scene_matches(&b, &s);
+    }
+    // A robot joins.
+    robots.push(robot(2, Some(Side::Right), 1, 4, 3.0, 0.0, 3.1));
+    s = snapshot(22, [1.0, 0.0], robots.clone());
+    server.publish(s.clone());
+    assert_eq!(next(&mut a).await.kind, FrameKind::Full);
+    assert_eq!(next(&mut b).await.kind, FrameKind::Full);
+    assert_scene_matches(&a, &s);
+    assert_scene_matches(&b, &s);
+    // It leaves.
+    robots.pop();
+    s = snapshot(24, [1.0, 0.0], robots.clone());
+    server.publish(s.clone());
+    assert_eq!(next(&mut a).await.kind, FrameKind::Full);
+    assert_eq!(next(&mut b).await.kind, FrameKind::Full);
+    assert_scene_matches(&b, &s);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn reqfullstate_gives_the_requester_a_full_state() {
+    let mut server = TestServer::start(MonitorConfig::default()).await;
+    server.publish(snapshot(0, [0.0, 0.0], vec![]));
+    let mut a = MonitorClient::connect(server.addr).await.unwrap();
+    let mut b = MonitorClient::connect(server.addr).await.unwrap();
+    next(&mut a).await;
+    next(&mut b).await;
+    a.send("(reqfullstate)").await.unwrap();
+    // The server handles it locally; give the reader a moment.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    server.publish(snapshot(2, [0.0, 0.0], vec![]));
+    assert_eq!(next(&mut a).await.kind, FrameKind::Full);
+    assert_eq!(next(&mut b).await.kind, FrameKind::Delta);
+    assert!(server.commands.try_recv().is_err(), "not forwarded");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn commands_are_forwarded_with_the_monitor_id() {
+    let mut server = TestServer::start(MonitorConfig::default()).await;
+    let mut a = MonitorClient::connect(server.addr).await.unwrap();
+    a.send("(kickOff Left)").await.unwrap();
+    // Unknown and malformed commands are ignored; the monitor stays.
+    a.send("(bogus 1)(ball (pos 1 2))").await.unwrap();
+    a.send("(agent (unum 3) (team Left) (move -14 0.5 0.5 -90))(init)")
+        .await
+        .unwrap();
+    let r1 = timeout(T, server.commands.recv()).await.unwrap().unwrap();
+    assert_eq!(r1.command, MonitorCommand::KickOff(Some(Side::Left)));
+    assert_eq!(r1.monitor, 1);
+    let r2 = timeout(T, server.commands.recv()).await.unwrap().unwrap();
+    assert!(matches!(r2.command, MonitorCommand::AgentMove { .. }));
+    // The connection is still served.
+    server.publish(snapshot(0, [0.0, 0.0], vec![]));
+    assert_eq!(next(&mut a).await.kind, FrameKind::Full);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn read_only_port_refuses_state_changes() {
+    let cfg = MonitorConfig {
+        read_only: true,
+        ..MonitorConfig::default()
+    };
+    let mut server = TestServer::start(cfg).await;
+    server.publish(snapshot(0, [0.0, 0.0], vec![]));
+    let mut a = MonitorClient::connect(server.addr).await.unwrap();
+    next(&mut a).await;
+    a.send("(killsim)(ball (pos 1 1 0.042))(reqfullstate)")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    server.publish(snapshot(2, [0.0, 0.0], vec![]));
+    // reqfullstate still works; nothing reached the simulation.
+    assert_eq!(next(&mut a).await.kind, FrameKind::Full);
+    assert!(server.commands.try_recv().is_err());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn trainer_secret_unlocks_commands() {
+    let cfg = MonitorConfig {
+        trainer_secret: Some("open sesame".replace(' ', "_")),
+        ..MonitorConfig::default()
+    };
+    let mut server = TestServer::start(cfg).await;
+    let mut a = MonitorClient::connect(server.addr).await.unwrap();
+    a.send("(dropBall)").await.unwrap();
+    a.send("(auth wrong)(dropBall)").await.unwrap();
+    a.send("(auth open_sesame)(killsim)").await.unwrap();
+    let r = timeout(T, server.commands.recv()).await.unwrap().unwrap();
+    assert_eq!(
+        r.command,
+        MonitorCommand::KillSim,
+        "only the authenticated command passes"
+    );
+    server.stop().await;
+}
+
+/// A client that never reads does not hold up the others, and its
+/// commands are still taken (FCPCodebase scripts behave like this).
+#[tokio::test]
+async fn a_monitor_that_never_reads_stalls_nothing() {
+    let mut server = TestServer::start(MonitorConfig::default()).await;
+    let mut lazy = TcpStream::connect(server.addr).await.unwrap();
+    let mut good = MonitorClient::connect(server.addr).await.unwrap();
+    let mut last = None;
+    // ~100 KB per message: the lazy socket's buffers fill after a few.
+    for i in 0..200u64 {
+        let s = snapshot(
+            2 * i,
+            [0.01 * i as f32, 0.0],
+            full_match_robots(0.02 * i as f32),
+        );
+        server.publish(s.clone());
+        let m = next(&mut good).await;
+        if i == 0 {
+            assert_eq!(m.kind, FrameKind::Full);
+        }
+        last = Some(s);
+    }
+    assert_eq!(good.scene().full_states, 1);
+    if let Some(s) = &last {
+        let ball = good.scene().ball_position().unwrap();
+        assert!((ball - s.ball.translation.vector).norm() < 0.01);
+    }
+    // The lazy client can still command.
+    let cmd = b"(dropBall)";
+    lazy.write_all(&(cmd.len() as u32).to_be_bytes())
+        .await
+        .unwrap();
+    lazy.write_all(cmd).await.unwrap();
+    let r = timeout(T, server.commands.recv()).await.unwrap().unwrap();
+    assert_eq!(r.command, MonitorCommand::DropBall);
+    // When it finally reads, it gets whole frames: a full state, then
+    // deltas that apply to it.
+    let mut seen = rcss3d::monitor::client::TrackedScene::default();
+    let mut buf = Vec::new();
+    for _ in 0..3 {
+        let mut len = [0u8; 4];
+        timeout(T, lazy.read_exact(&mut len))
+            .await
+            .unwrap()
+            .unwrap();
+        let n = u32::from_be_bytes(len) as usize;
+        assert!(n > 0);
+        buf.resize(n, 0);
+        timeout(T, lazy.read_exact(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        seen.apply(std::str::from_utf8(&buf).unwrap()).unwrap();
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn oversized_command_frame_closes_only_that_connection() {
+    let cfg = MonitorConfig {
+        max_command_frame: 1024,
+        ..MonitorConfig::default()
+    };
+    let server = TestServer::start(cfg).await;
+    server.publish(snapshot(0, [0.0, 0.0], vec![]));
+    let mut good = MonitorClient::connect(server.addr).await.unwrap();
+    next(&mut good).await;
+    let mut bad = TcpStream::connect(server.addr).await.unwrap();
+    bad.write_all(&(10_000_000u32).to_be_bytes()).await.unwrap();
+    // The server closes it: reads end (after the first full state, if any).
+    let mut sink = Vec::new();
+    let closed = timeout(T, bad.read_to_end(&mut sink)).await;
+    assert!(closed.is_ok(), "connection not closed");
+    server.publish(snapshot(2, [0.0, 0.0], vec![]));
+    assert_eq!(next(&mut good).await.kind, FrameKind::Delta);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn shutdown_closes_monitors() {
+    let server = TestServer::start(MonitorConfig::default()).await;
+    server.publish(snapshot(0, [0.0, 0.0], vec![]));
+    let mut a = MonitorClient::connect(server.addr).await.unwrap();
+    next(&mut a).await;
+    server.stop().await;
+    let end = timeout(T, a.next_message()).await.unwrap();
+    assert!(matches!(end, Ok(None) | Err(_)));
+}

@@ -1,0 +1,75 @@
+//! Issue 7: the CI soak. Runs `src/bin/soak.rs` against the real server
+//! binary for a few minutes (22 honest agents in real-time mode, the chaos
+//! client, two monitors of which one stops reading) and checks its report.
+//!
+//! `RCSS3D_SOAK_SECS` sets the length (default 180 s; `0` skips the test,
+//! for quick local runs). The full 30-minute run is
+//! `cargo run --release --bin soak -- --server-bin target/release/rcss3d`.
+//!
+//! Asserted: no panic and no crash, RSS growth under 10 %, the honest
+//! agents' frames never interrupted for more than 1 s and none of them
+//! dropped, the log valid to its last line, a clean exit after SIGTERM.
+//! The cycle rate is printed, not asserted: this runs the debug build, on
+//! whatever the CI machine has free.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+fn soak_secs() -> u64 {
+    std::env::var("RCSS3D_SOAK_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(180)
+}
+
+#[test]
+fn soak_with_chaos_clients_and_a_stalled_monitor() {
+    let secs = soak_secs();
+    if secs == 0 {
+        eprintln!("RCSS3D_SOAK_SECS=0: soak skipped");
+        return;
+    }
+    let log = std::env::temp_dir().join(format!("rcss3d-soak-test-{}.log", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_soak"))
+        .args(["--minutes", &format!("{}", secs as f64 / 60.0)])
+        .arg("--server-bin")
+        .arg(env!("CARGO_BIN_EXE_rcss3d"))
+        .arg("--log")
+        .arg(&log)
+        .env("RUST_LOG", "info")
+        .output()
+        .expect("run the soak binary");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The whole report, so a CI failure shows every figure.
+    println!("{stdout}");
+    eprintln!("{stderr}");
+    let r: BTreeMap<&str, &str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("RESULT "))
+        .filter_map(|l| l.split_once(' '))
+        .collect();
+    assert!(!r.is_empty(), "the soak printed no RESULT lines (exit {})", out.status);
+    let num = |k: &str| -> f64 {
+        r.get(k)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("RESULT {k} missing or not a number"))
+    };
+    let flag = |k: &str| r.get(k).copied() == Some("true");
+
+    assert_eq!(num("panics"), 0.0, "panics in the server");
+    assert!(!flag("crashed"), "the server exited during the run");
+    assert!(flag("clean_exit"), "the server did not exit cleanly after SIGTERM");
+    assert!(num("stop_secs") < 2.0, "shutdown took {} s", num("stop_secs"));
+    assert!(num("rss_growth_pct") < 10.0, "RSS grew {} %", num("rss_growth_pct"));
+    assert!(num("max_gap_ms") < 1000.0, "an honest agent waited {} ms for a frame", num("max_gap_ms"));
+    assert_eq!(num("agents_disconnected_early"), 0.0, "honest agents were disconnected");
+    assert!(num("cycles") > 0.0, "the simulation did not run");
+    assert!(num("monitor_frames") > 0.0, "the monitor got nothing");
+    // The monitor that stopped reading may be served again or dropped
+    // over a limit (issue 7 item 3); either is fine, so it is only shown.
+    println!("stalled monitor: {} frames after it read again", num("stalled_monitor_frames_after"));
+    assert!(flag("log_valid"), "the match log is not valid to its last line");
+    assert!(out.status.success(), "soak exit {}", out.status);
+    let _ = std::fs::remove_file(&log);
+}
