@@ -14,3 +14,7 @@ mod timing;
 mod probe;
 #[path = "physics/ball.rs"]
 mod ball;
+#[path = "physics/motor.rs"]
+mod motor;
+#[path = "physics/traces.rs"]
+mod traces;

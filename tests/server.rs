@@ -5,7 +5,7 @@ mod util;
 
 use std::time::{Duration, Instant};
 
-use util::{joint, now, shape, test_config, TestAgent, TestServer};
+use util::{joint, now, shape, test_config, TestServer};
 
 /// The perceptor sequence of a type 0 frame without the optional parts.
 fn core_shape(frame: &str) -> Vec<String> {
@@ -79,13 +79,7 @@ async fn two_teams_of_eleven_and_a_third_team() {
             syncing.push(a.autosync());
         }
     }
-    let mut agents = Vec::new();
-    for s in syncing {
-        agents.push(s.stop().await);
-    }
-    for a in agents.iter_mut() {
-        a.settle().await;
-    }
+    let mut agents = util::AutoSync::stop_all(syncing).await;
     // Lockstep for a few cycles with all 22: everybody gets the frame of
     // the same cycle.
     for _ in 0..5 {
@@ -108,9 +102,8 @@ async fn two_teams_of_eleven_and_a_third_team() {
         assert!(!f.contains("(unum"), "third team must not join: {f}");
         c.send("(syn)").await;
     }
-    for s in syncing {
-        s.stop().await;
-    }
+    drop(c);
+    util::AutoSync::stop_all(syncing).await;
     server.stop().await;
 }
 

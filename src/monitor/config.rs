@@ -32,14 +32,16 @@ pub struct MonitorConfig {
     /// Where to write the end-of-match results summary, in addition to
     /// stdout. Default **none**.
     pub summary_path: Option<PathBuf>,
-    /// Frames that may wait for a slow monitor's socket. When they are
-    /// all pending, that monitor skips snapshots (later deltas are built
-    /// against what it really received, so nothing is lost but
-    /// smoothness). Default **2**; values below 1 are treated as 1.
+    /// Frames that may wait behind the one being written to a monitor's
+    /// socket. While they are all pending, that monitor skips snapshots
+    /// and then gets the newest one (deltas are built against what it
+    /// really received, so nothing is lost but smoothness). Default **1**;
+    /// 0 is treated as 1.
     pub queue_frames: usize,
     /// Close a monitor whose outbound queue has stayed full for this many
     /// wall-clock seconds. Default **0.0** = never: some clients connect
-    /// only to send commands and never read (FCPCodebase scripts).
+    /// only to send commands and never read (FCPCodebase scripts), and
+    /// a queue of a few frames is all such a client costs.
     pub stall_timeout_secs: f32,
     /// Largest accepted inbound (command) frame in bytes; a larger length
     /// prefix closes that connection. Default **65536**.
@@ -68,7 +70,7 @@ impl Default for MonitorConfig {
             log_full_state_secs: 3.0,
             log_compress: false,
             summary_path: None,
-            queue_frames: 2,
+            queue_frames: 1,
             stall_timeout_secs: 0.0,
             max_command_frame: 64 * 1024,
             max_monitors: 64,

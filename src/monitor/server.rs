@@ -143,11 +143,14 @@ impl Connection {
     }
 
     /// Builds one message per snapshot this connection has room for.
+    /// While it waits for room, newer snapshots replace older ones in the
+    /// watch channel, so it always sends the newest state it can.
     async fn write_loop(&self, queue: mpsc::Sender<Bytes>, full_requested: Arc<AtomicBool>) {
         let mut snapshots = self.snapshots.clone();
         let mut state = ConsumerState::new();
         let mut text = String::with_capacity(64 * 1024);
-        let mut stalled_since: Option<tokio::time::Instant> = None;
+        let stall_limit = (self.cfg.stall_timeout_secs > 0.0)
+            .then(|| Duration::from_secs_f32(self.cfg.stall_timeout_secs));
         // The current snapshot counts as new for a fresh connection.
         snapshots.mark_changed();
         loop {
@@ -155,24 +158,22 @@ impl Connection {
                 debug!("snapshot publisher gone");
                 return;
             }
-            let Some(snap) = snapshots.borrow_and_update().clone() else {
-                continue;
-            };
-            let permit = match queue.try_reserve() {
-                Ok(permit) => {
-                    stalled_since = None;
-                    permit
-                }
-                Err(mpsc::error::TrySendError::Full(())) => {
-                    let since = *stalled_since.get_or_insert_with(tokio::time::Instant::now);
-                    let limit = self.cfg.stall_timeout_secs;
-                    if limit > 0.0 && since.elapsed().as_secs_f32() > limit {
-                        warn!(seconds = limit, "monitor not reading; connection closed");
+            let reserved = match stall_limit {
+                None => queue.reserve().await,
+                Some(limit) => match tokio::time::timeout(limit, queue.reserve()).await {
+                    Ok(r) => r,
+                    Err(_) => {
+                        warn!(
+                            seconds = limit.as_secs_f32(),
+                            "monitor not reading; connection closed"
+                        );
                         return;
                     }
-                    continue;
-                }
-                Err(mpsc::error::TrySendError::Closed(())) => return,
+                },
+            };
+            let Ok(permit) = reserved else { return };
+            let Some(snap) = snapshots.borrow_and_update().clone() else {
+                continue;
             };
             if full_requested.swap(false, Ordering::Relaxed) {
                 state.request_full_state();

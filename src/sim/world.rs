@@ -414,6 +414,8 @@ impl World {
                 ColliderBuilder::halfspace(normal)
                     .translation(n * d)
                     .friction(cfg.robot_friction)
+                    .restitution(cfg.ball_restitution)
+                    .restitution_combine_rule(CoefficientCombineRule::Min)
                     .user_data(tag(KIND_GROUND, 0, 0))
                     .build(),
             );
@@ -424,6 +426,7 @@ impl World {
                     .position(*pose)
                     .sensor(*sensor)
                     .restitution(cfg.static_restitution)
+                    .restitution_combine_rule(CoefficientCombineRule::Min)
                     .user_data(tag(if *sensor { KIND_SENSOR } else { KIND_STATIC }, 0, 0))
                     .build(),
             );
@@ -453,7 +456,7 @@ impl World {
                 .density(0.0)
                 .friction(cfg.ball_friction)
                 .restitution(cfg.ball_restitution)
-                .restitution_combine_rule(CoefficientCombineRule::Max)
+                .restitution_combine_rule(CoefficientCombineRule::Min)
                 .user_data(tag(KIND_BALL, 0, 0))
                 .build(),
             ball_body,
@@ -524,6 +527,8 @@ impl World {
                         .density(0.0)
                         .friction(cfg.robot_friction)
                         .friction_combine_rule(CoefficientCombineRule::Max)
+                        .restitution(0.0)
+                        .restitution_combine_rule(CoefficientCombineRule::Min)
                         .active_hooks(ActiveHooks::FILTER_CONTACT_PAIRS)
                         .user_data(tag(KIND_PART, id, pi))
                         .build(),
@@ -700,9 +705,9 @@ impl World {
         }
         self.touches.clear();
         self.robot_pairs.clear();
-        self.update_motors();
         let hooks = NoSelfCollision;
         for _ in 0..self.cfg.substeps.max(1) {
+            self.update_motors();
             self.pipeline.step(
                 &self.gravity,
                 &self.params,
@@ -737,11 +742,11 @@ impl World {
         }
     }
 
-    /// Sets every motor for the coming cycle: target velocity = command,
-    /// target angle = reference advanced by command × cycle (see
-    /// [`PhysicsConfig::motor_anchor_erp`]).
+    /// Sets every motor for the coming rapier step: target velocity = the
+    /// command, target angle = the reference angle, which then advances by
+    /// command × step (see [`PhysicsConfig::motor_anchor_erp`]). The
+    /// position term therefore only corrects drift.
     fn update_motors(&mut self) {
-        let dt = self.cfg.cycle_dt;
         let step_dt = self.params.dt;
         let erp = self.cfg.motor_anchor_erp.clamp(0.0, 1.0);
         let gain = self.cfg.motor_gain;
@@ -770,8 +775,7 @@ impl World {
                 if (actual - reference).abs() > resync {
                     reference = actual;
                 }
-                reference = (reference + v * dt).clamp(lo, hi);
-                r.refs[j] = reference;
+                r.refs[j] = (reference + v * step_dt).clamp(lo, hi);
                 let data = match r.joints[j] {
                     JointRef::Impulse(jh) => self.impulse_joints.get_mut(jh).map(|ij| &mut ij.data),
                     JointRef::Multibody(mh) => self

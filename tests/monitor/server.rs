@@ -231,10 +231,13 @@ async fn a_monitor_that_never_reads_stalls_nothing() {
     let r = timeout(T, server.commands.recv()).await.unwrap().unwrap();
     assert_eq!(r.command, MonitorCommand::DropBall);
     // When it finally reads, it gets whole frames: a full state, then
-    // deltas that apply to it.
+    // deltas that apply to it, ending with the newest snapshot although
+    // nothing was published after it stopped reading.
     let mut seen = rcss3d::monitor::client::TrackedScene::default();
     let mut buf = Vec::new();
-    for _ in 0..3 {
+    let target = last.unwrap().ball.translation.vector;
+    let mut frames = 0;
+    loop {
         let mut len = [0u8; 4];
         timeout(T, lazy.read_exact(&mut len))
             .await
@@ -248,7 +251,47 @@ async fn a_monitor_that_never_reads_stalls_nothing() {
             .unwrap()
             .unwrap();
         seen.apply(std::str::from_utf8(&buf).unwrap()).unwrap();
+        frames += 1;
+        if (seen.ball_position().unwrap() - target).norm() < 0.006 {
+            break;
+        }
+        assert!(frames < 200, "never caught up");
     }
+    assert!(
+        frames < 100,
+        "it skipped snapshots instead of queueing them all: {frames}"
+    );
+    assert_eq!(seen.full_states, 1);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn stall_timeout_drops_a_monitor_that_never_reads() {
+    let cfg = MonitorConfig {
+        stall_timeout_secs: 0.3,
+        ..MonitorConfig::default()
+    };
+    let server = TestServer::start(cfg).await;
+    // A small receive window so the server's buffers fill quickly.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut lazy = socket.connect(server.addr).await.unwrap();
+    let mut good = MonitorClient::connect(server.addr).await.unwrap();
+    for i in 0..300u64 {
+        server.publish(snapshot(
+            2 * i,
+            [0.01 * i as f32, 0.0],
+            full_match_robots(0.02 * i as f32),
+        ));
+        next(&mut good).await;
+        tokio::time::sleep(Duration::from_millis(3)).await;
+    }
+    let mut sink = Vec::new();
+    let closed = timeout(T, lazy.read_to_end(&mut sink)).await;
+    assert!(closed.is_ok(), "lazy monitor still connected");
+    // The other monitor is unaffected.
+    server.publish(snapshot(100, [0.0, 0.0], full_match_robots(0.0)));
+    assert_eq!(next(&mut good).await.kind, FrameKind::Delta);
     server.stop().await;
 }
 

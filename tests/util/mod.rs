@@ -308,31 +308,70 @@ pub async fn wait_for_log(needle: &str) -> bool {
 /// sync barrier keeps moving while a test works with other agents.
 pub struct AutoSync {
     stop: Arc<std::sync::atomic::AtomicBool>,
+    /// Cycle (now * 50, rounded) of the newest frame received.
+    latest: Arc<std::sync::atomic::AtomicU64>,
+    /// Group stop: return on the first frame of this cycle or later.
+    target: Arc<std::sync::atomic::AtomicU64>,
     task: JoinHandle<TestAgent>,
 }
 
 impl TestAgent {
     /// Hands the agent to a background task that answers every frame.
     pub fn autosync(self) -> AutoSync {
-        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = stop.clone();
+        use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+        let stop = Arc::new(AtomicBool::new(false));
+        let latest = Arc::new(AtomicU64::new(0));
+        let target = Arc::new(AtomicU64::new(u64::MAX));
+        let (flag, seen, until) = (stop.clone(), latest.clone(), target.clone());
         let task = tokio::spawn(async move {
             let mut a = self;
             loop {
                 if a.owes {
                     a.send("(syn)").await;
                 }
-                if flag.load(std::sync::atomic::Ordering::Acquire) {
+                if flag.load(Ordering::Acquire) {
                     return a;
                 }
-                let _ = a.try_recv(Duration::from_millis(20)).await;
+                if let Some(f) = a.try_recv(Duration::from_millis(20)).await {
+                    let c = (now(&f) * 50.0).round() as u64;
+                    seen.store(c, Ordering::Release);
+                    if c >= until.load(Ordering::Acquire) {
+                        return a;
+                    }
+                }
             }
         });
-        AutoSync { stop, task }
+        AutoSync {
+            stop,
+            latest,
+            target,
+            task,
+        }
     }
 }
 
 impl AutoSync {
+    /// Stops a group of agents on the same frame: each keeps answering
+    /// until it receives the frame of a common cycle a little ahead, and
+    /// returns owing exactly that frame.
+    pub async fn stop_all(group: Vec<AutoSync>) -> Vec<TestAgent> {
+        use std::sync::atomic::Ordering;
+        let newest = group.iter().map(|g| g.latest.load(Ordering::Acquire)).max().unwrap_or(0);
+        for g in &group {
+            g.target.store(newest + 5, Ordering::Release);
+        }
+        let mut out = Vec::new();
+        for g in group {
+            out.push(
+                tokio::time::timeout(Duration::from_secs(60), g.task)
+                    .await
+                    .expect("group stops")
+                    .expect("autosync task"),
+            );
+        }
+        out
+    }
+
     /// Stops answering and returns the agent. It has answered every frame
     /// it received (`owes == false`); its next frame comes once the other
     /// agents have answered.

@@ -1,0 +1,86 @@
+//! Motors: an unloaded joint at +6.1395 rad/s moves 7.035° per cycle (±1 %)
+//! and stops at its limit; zero commands hold the joints under the robot's
+//! own weight (drift < 0.1° per second); the sign convention.
+
+use super::util::{reference_setup, world};
+
+#[test]
+fn full_speed_moves_7_035_degrees_per_cycle_and_stops_at_the_limit() {
+    let mut w = world();
+    let h = reference_setup(&mut w, 0);
+    for _ in 0..50 {
+        w.step();
+    }
+    let m = w.robot_model(h).clone();
+    let j = m.joint_by_effector("lae1").unwrap_or(usize::MAX);
+    let max = m.joints[j].max_deg;
+    w.set_joint_speed(h, j, 6.1395);
+    let mut last = w.joint_angle_deg(h, j);
+    let mut per_cycle = Vec::new();
+    for _ in 0..30 {
+        w.step();
+        let a = w.joint_angle_deg(h, j);
+        per_cycle.push(a - last);
+        last = a;
+    }
+    // Every cycle until the joint nears its limit moves 7.035° ± 1 %.
+    for (k, d) in per_cycle.iter().enumerate().take(16) {
+        assert!((d - 7.035).abs() <= 0.07035, "cycle {k}: moved {d:.3}°, expected 7.035° ± 1 %");
+    }
+    // At the limit (120°) it stops: no further progress, no overshoot
+    // beyond one cycle's travel.
+    let tail: Vec<f32> = (0..10)
+        .map(|_| {
+            w.step();
+            w.joint_angle_deg(h, j)
+        })
+        .collect();
+    for a in &tail {
+        assert!(*a <= max + 7.1 && *a >= max - 1.0, "angle {a:.2} not at the limit {max}");
+    }
+    eprintln!("lae1 per cycle {:?}, at the limit {:?}", &per_cycle[..4], &tail[..3]);
+}
+
+#[test]
+fn a_positive_command_turns_the_head_left() {
+    let mut w = world();
+    let h = reference_setup(&mut w, 0);
+    for _ in 0..30 {
+        w.step();
+    }
+    let m = w.robot_model(h).clone();
+    let j = m.joint_by_effector("he1").unwrap_or(usize::MAX);
+    let a0 = w.joint_angle_deg(h, j);
+    w.set_joint_speed(h, j, 1.0);
+    w.step();
+    let a1 = w.joint_angle_deg(h, j);
+    assert!((a1 - a0 - 1.146).abs() < 0.02, "he1 1.0 for one cycle moved {:.3}°", a1 - a0);
+    // The head (facing +x) now looks a little towards +y: its left.
+    let fwd = w.part_pose(h, m.head).rotation * nalgebra::Vector3::y();
+    assert!(fwd.y > 0.0, "head forward {fwd:?}");
+    // Commands are clamped and NaN is ignored.
+    w.set_joint_speed(h, j, 100.0);
+    assert!((w.joint_target(h, j) - m.joints[j].max_speed).abs() < 1e-6);
+    w.set_joint_speed(h, j, f32::NAN);
+    assert!((w.joint_target(h, j) - m.joints[j].max_speed).abs() < 1e-6);
+}
+
+#[test]
+fn zero_commands_hold_the_joints_under_the_robots_weight() {
+    let mut w = world();
+    let h = reference_setup(&mut w, 0);
+    for _ in 0..50 {
+        w.step();
+    }
+    let m = w.robot_model(h).clone();
+    let start: Vec<f32> = (0..m.joints.len()).map(|j| w.joint_angle_deg(h, j)).collect();
+    let cycles = 250;
+    for _ in 0..cycles {
+        w.step();
+    }
+    let seconds = cycles as f32 * 0.02;
+    for (j, a0) in start.iter().enumerate() {
+        let drift = (w.joint_angle_deg(h, j) - a0).abs() / seconds;
+        assert!(drift < 0.1, "{} drifts {drift:.3}°/s", m.joints[j].perceptor);
+    }
+}
