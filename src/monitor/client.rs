@@ -477,6 +477,65 @@ fn apply_delta_list(
     Ok(())
 }
 
+/// What [`check_log`] found in a valid log.
+#[derive(Debug, Clone)]
+pub struct LogCheck {
+    /// Lines (frames) in the log.
+    pub lines: usize,
+    /// Of which full states.
+    pub full_states: usize,
+    /// The `(seed N)` of the first line, if present.
+    pub seed: Option<u64>,
+    /// The scene after the last line.
+    pub last: TrackedScene,
+}
+
+/// Checks a whole match log (log-format.md §3 and §6) and replays it:
+/// one message per line ending in `\n`, no blank, `\r` or `[` lines, line
+/// 1 a full state, every line valid for RoboViz, every delta fitting the
+/// previous full state. Errors name the line (`line 12: ...`).
+pub fn check_log(text: &str) -> Result<LogCheck, ClientError> {
+    if text.is_empty() {
+        return Err(invalid("empty log"));
+    }
+    if !text.ends_with('\n') {
+        return Err(invalid("the log does not end with a complete line"));
+    }
+    let mut scene = TrackedScene::default();
+    let mut check = LogCheck {
+        lines: 0,
+        full_states: 0,
+        seed: None,
+        last: TrackedScene::default(),
+    };
+    for (i, line) in text[..text.len() - 1].split('\n').enumerate() {
+        let at = |e: ClientError| match e {
+            ClientError::Invalid(m) => invalid(format!("line {}: {m}", i + 1)),
+            ClientError::Shape(m) => ClientError::Shape(format!("line {}: {m}", i + 1)),
+            other => invalid(format!("line {}: {other}", i + 1)),
+        };
+        if line.is_empty() {
+            return Err(at(invalid("blank line")));
+        }
+        if line.starts_with('[') {
+            return Err(at(invalid("line starts with `[`")));
+        }
+        let kind = scene.apply(line).map_err(at)?;
+        if i == 0 {
+            if kind != FrameKind::Full {
+                return Err(at(invalid("the first line is not a full state")));
+            }
+            check.seed = scene.environment.get("seed").and_then(|s| s.parse().ok());
+        }
+        check.lines += 1;
+        if kind == FrameKind::Full {
+            check.full_states += 1;
+        }
+    }
+    check.last = scene;
+    Ok(check)
+}
+
 /// Checks one message against the rules RoboViz depends on
 /// (monitor-protocol.md §2, §3, §4, §9 and the §12 checklist) and returns
 /// whether it is a full state or a delta. It does not check a delta's

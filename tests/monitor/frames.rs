@@ -358,14 +358,17 @@ fn full_match_sizes() {
     let (_, full) = build(&b, &mut st, &s0);
     let s1 = snapshot(2, [0.5, 0.0], full_match_robots(0.05));
     let (_, delta) = build(&b, &mut st, &s1);
+    let (_, still) = build(&b, &mut st, &s1);
     let mut scene = TrackedScene::default();
     scene.apply(&full).unwrap();
     scene.apply(&delta).unwrap();
+    scene.apply(&still).unwrap();
     assert_eq!(scene.robots().len(), 22);
     eprintln!(
-        "22 robots: full state {} bytes, delta (all moving) {} bytes",
+        "22 robots: full state {} bytes, delta (all moving) {} bytes, delta (nothing moved) {} bytes",
         full.len(),
-        delta.len()
+        delta.len(),
+        still.len()
     );
     assert!((60_000..200_000).contains(&full.len()));
     assert!((40_000..150_000).contains(&delta.len()));

@@ -164,6 +164,23 @@ fn log_lines_validate_against_the_log_format() {
     let cfg = MonitorConfig::default();
     let log = write_log(&cfg, 7);
     check_log(std::str::from_utf8(&log).unwrap(), 10);
+    // The library's checker agrees and finds the seed.
+    let checked = rcss3d::monitor::client::check_log(std::str::from_utf8(&log).unwrap()).unwrap();
+    assert_eq!(checked.seed, Some(7));
+    assert_eq!(checked.lines, 101);
+    assert!(checked.full_states >= 7);
+    assert_eq!(checked.last.game.score_left, 1);
+    // A cut in the middle of a line, a blank line or a delta first are
+    // each rejected with the line number.
+    let text = std::str::from_utf8(&log).unwrap();
+    assert!(rcss3d::monitor::client::check_log(&text[..text.len() - 10]).is_err());
+    let blank = text.replacen('\n', "\n\n", 1);
+    let e = rcss3d::monitor::client::check_log(&blank)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 2: blank line"), "{e}");
+    let second = &text[text.find('\n').unwrap() + 1..];
+    assert!(rcss3d::monitor::client::check_log(second).is_err());
     // The goal appears in the line where it happens (cycle 510 > 503).
     let text = String::from_utf8(log).unwrap();
     let goal_line = text
