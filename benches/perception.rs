@@ -71,7 +71,8 @@ fn heading_rotation(heading_deg: f32) -> UnitQuaternion<f32> {
 
 fn parts_at(x: f32, y: f32, heading_deg: f32) -> [Option<Vector3<f32>>; 5] {
     let rot = heading_rotation(heading_deg);
-    STANDING_PARTS.map(|(px, py, pz)| Some(rot * Vector3::new(px, py, 0.0) + Vector3::new(x, y, pz)))
+    STANDING_PARTS
+        .map(|(px, py, pz)| Some(rot * Vector3::new(px, py, 0.0) + Vector3::new(x, y, pz)))
 }
 
 fn camera_at(x: f32, y: f32, heading_deg: f32) -> Isometry3<f32> {
@@ -97,7 +98,11 @@ fn robots<'a>(poses: &[(Side, u8, f32, f32, f32)]) -> Vec<SeenRobot<'a>> {
     poses
         .iter()
         .map(|&(side, unum, x, y, h)| SeenRobot {
-            team: if side == Side::Left { TEAM_LEFT } else { TEAM_RIGHT },
+            team: if side == Side::Left {
+                TEAM_LEFT
+            } else {
+                TEAM_RIGHT
+            },
             side,
             unum,
             is_self: false,
@@ -131,7 +136,10 @@ fn bench_vision(c: &mut Criterion) {
     write_see(&mut out, &input, &cfg, &mut rng);
     for (i, r) in one.iter().enumerate().filter(|(i, _)| *i != OBSERVER) {
         let label = format!("(P (team {}) (id {})", r.team, r.unum);
-        assert!(out.contains(&label), "bench setup: robot {i} must be in view:\n{out}");
+        assert!(
+            out.contains(&label),
+            "bench setup: robot {i} must be in view:\n{out}"
+        );
     }
     let bytes = out.len();
 
@@ -149,7 +157,9 @@ fn bench_vision(c: &mut Criterion) {
     // Every robot observes once, as in a vision cycle of the server.
     let mut g = c.benchmark_group("vision");
     g.throughput(Throughput::Elements(22));
-    let mut rngs: Vec<ChaCha8Rng> = (0..22).map(|i| ChaCha8Rng::seed_from_u64(SEED + i)).collect();
+    let mut rngs: Vec<ChaCha8Rng> = (0..22)
+        .map(|i| ChaCha8Rng::seed_from_u64(SEED + i))
+        .collect();
     g.bench_function("write_see_22_observers", |b| {
         b.iter(|| {
             let mut total = 0;

@@ -167,11 +167,16 @@ fn bench_agent_message(c: &mut Criterion) {
     assert!(parsed.error.is_none(), "bench input must parse");
     let decoded = decode_all(&parsed);
     assert_eq!(decoded.len(), 26);
-    assert!(decoded.iter().all(|c| c.is_ok()), "bench input must decode: {decoded:?}");
+    assert!(
+        decoded.iter().all(|c| c.is_ok()),
+        "bench input must decode: {decoded:?}"
+    );
 
     let mut g = c.benchmark_group("agent_message");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
-    g.bench_function("parse_fcp_24_joints_say_syn", |b| b.iter(|| parse(black_box(bytes))));
+    g.bench_function("parse_fcp_24_joints_say_syn", |b| {
+        b.iter(|| parse(black_box(bytes)))
+    });
     g.bench_function("parse_and_decode_fcp_24_joints_say_syn", |b| {
         b.iter(|| {
             let parsed = parse(black_box(bytes));
@@ -190,7 +195,11 @@ fn bench_perception_frame(c: &mut Criterion) {
         parts: parts_at(OBSERVER.0, OBSERVER.1, OBSERVER.2),
     }];
     seen.extend(OTHERS.iter().map(|&(side, unum, x, y, h)| SeenRobot {
-        team: if side == Side::Left { TEAM_LEFT } else { TEAM_RIGHT },
+        team: if side == Side::Left {
+            TEAM_LEFT
+        } else {
+            TEAM_RIGHT
+        },
         side,
         unum,
         is_self: false,
@@ -214,7 +223,11 @@ fn bench_perception_frame(c: &mut Criterion) {
     write_frame(&mut plain, None);
     let mut full = String::with_capacity(8192);
     write_frame(&mut full, Some((&input, &cfg, &mut rng)));
-    assert!(full.len() <= 8192, "a frame must fit FCP's 8 KiB buffer ({} bytes)", full.len());
+    assert!(
+        full.len() <= 8192,
+        "a frame must fit FCP's 8 KiB buffer ({} bytes)",
+        full.len()
+    );
     let parsed = parse(full.as_bytes());
     assert!(parsed.error.is_none(), "the frame must parse back");
 
@@ -236,7 +249,9 @@ fn bench_perception_frame(c: &mut Criterion) {
             black_box(out.len())
         })
     });
-    g.bench_function("parse_with_see_21_robots", |b| b.iter(|| parse(black_box(full.as_bytes()))));
+    g.bench_function("parse_with_see_21_robots", |b| {
+        b.iter(|| parse(black_box(full.as_bytes())))
+    });
     g.bench_function("display_parsed_with_see_21_robots", |b| {
         b.iter(|| {
             out.clear();

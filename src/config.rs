@@ -185,7 +185,10 @@ impl Config {
             return bad(format!("step must be in (0, 1] seconds, got {}", self.step));
         }
         if self.max_agent_frame < 64 {
-            return bad(format!("max_agent_frame must be >= 64, got {}", self.max_agent_frame));
+            return bad(format!(
+                "max_agent_frame must be >= 64, got {}",
+                self.max_agent_frame
+            ));
         }
         if self.agent_queue == 0 {
             return bad("agent_queue must be >= 1".into());

@@ -33,7 +33,13 @@ async fn setup(team: &str) -> (TestServer, TestAgent) {
 async fn joined_pair(team: &str) -> (TestServer, TestAgent, TestAgent) {
     let (server, w) = setup(team).await;
     let mut b = server.agent().await;
-    let w = create_beside(w, &mut b, 1, &format!("(init (unum 2)(teamname {team}))(syn)")).await;
+    let w = create_beside(
+        w,
+        &mut b,
+        1,
+        &format!("(init (unum 2)(teamname {team}))(syn)"),
+    )
+    .await;
     (server, w, b)
 }
 
@@ -55,7 +61,10 @@ async fn pair_cycles(w: &mut TestAgent, b: &mut TestAgent, n: usize) {
     for _ in 0..n {
         let before = now(&both_cycle_w(w, b).await);
         let after = now(&both_cycle_w(w, b).await);
-        assert!((after - before - 0.02).abs() < 0.011, "witness clock {before} -> {after}");
+        assert!(
+            (after - before - 0.02).abs() < 0.011,
+            "witness clock {before} -> {after}"
+        );
     }
 }
 
@@ -108,7 +117,10 @@ async fn unknown_effector_is_logged_with_team_and_unum() {
         .lines()
         .find(|l| l.contains("frobnicate"))
         .expect("log line");
-    assert!(line.contains("Unknown") && line.contains("unum=2") && line.contains("conn="), "{line}");
+    assert!(
+        line.contains("Unknown") && line.contains("unum=2") && line.contains("conn="),
+        "{line}"
+    );
     pair_cycles(&mut w, &mut b, 3).await;
     server.stop().await;
 }
@@ -118,7 +130,10 @@ async fn two_gib_length_prefix_closes_only_that_connection() {
     let (server, mut w) = setup("Huge").await;
     let mut bad = server.agent().await;
     bad.send_raw(&[0x80, 0, 0, 0, b'(', b's']).await;
-    assert!(bad.closed_within(Duration::from_secs(5)).await, "connection must be closed");
+    assert!(
+        bad.closed_within(Duration::from_secs(5)).await,
+        "connection must be closed"
+    );
     assert!(wait_for_log("bad frame from agent").await);
     witness_cycles(&mut w, 10).await;
     server.stop().await;
@@ -163,7 +178,10 @@ async fn non_ascii_bytes() {
     w.send("(syn)").await;
     w.recv().await;
     let f = b.recv().await;
-    assert!(!f.contains("(hear"), "an invalid say must not be heard: {f}");
+    assert!(
+        !f.contains("(hear"),
+        "an invalid say must not be heard: {f}"
+    );
     assert!(wait_for_log("`say` dropped").await);
     pair_cycles(&mut w, &mut b, 3).await;
     server.stop().await;
@@ -172,7 +190,12 @@ async fn non_ascii_bytes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nan_and_huge_numbers_in_beam_and_joints() {
     let (server, mut w, mut b) = joined_pair("Nan").await;
-    both_cycle(&mut w, &mut b, "(beam nan 0 0)(beam 1 2 inf)(he1 nan)(he2 1e30)(lae1 -1e300)(syn)").await;
+    both_cycle(
+        &mut w,
+        &mut b,
+        "(beam nan 0 0)(beam 1 2 inf)(he1 nan)(he2 1e30)(lae1 -1e300)(syn)",
+    )
+    .await;
     assert!(wait_for_log("speed is NaN").await);
     assert!(wait_for_log("non-finite value").await);
     let mut f = String::new();
@@ -220,7 +243,8 @@ async fn third_team_and_unum_twelve_are_refused() {
     for (team, unum, expect) in [("Third3", 1, "third team"), ("Third1", 12, "outside 0..11")] {
         let mut b = server.agent().await;
         b.create(0).await;
-        b.send(&format!("(init (unum {unum})(teamname {team}))(syn)")).await;
+        b.send(&format!("(init (unum {unum})(teamname {team}))(syn)"))
+            .await;
         for _ in 0..4 {
             let f = b.recv().await;
             assert!(!f.contains("(unum"), "{team}/{unum} must not join: {f}");

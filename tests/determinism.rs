@@ -9,6 +9,7 @@ use util::{test_config, TestAgent, TestServer};
 
 /// Runs a scripted 2 v 2 match for `cycles` cycles and returns the log.
 async fn scripted_match(seed: u64, cycles: usize, tag: &str) -> Vec<u8> {
+    util::capture_logs();
     let dir = std::env::temp_dir().join(format!("rcss3d-det-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let log: PathBuf = dir.join("match.log");
@@ -23,7 +24,11 @@ async fn scripted_match(seed: u64, cycles: usize, tag: &str) -> Vec<u8> {
     let mut agents: Vec<TestAgent> = Vec::new();
     for i in 0..4u8 {
         let mut a = server.agent().await;
-        a.send(&format!("(scene rsg/agent/nao/nao_hetero.rsg {})(syn)", i % 3)).await;
+        a.send(&format!(
+            "(scene rsg/agent/nao/nao_hetero.rsg {})(syn)",
+            i % 3
+        ))
+        .await;
         agents.push(a);
     }
     for a in agents.iter_mut() {
@@ -31,13 +36,22 @@ async fn scripted_match(seed: u64, cycles: usize, tag: &str) -> Vec<u8> {
     }
     for (i, a) in agents.iter_mut().enumerate() {
         let team = if i % 2 == 0 { "Det1" } else { "Det2" };
-        a.send(&format!("(init (unum {})(teamname {team}))(syn)", i / 2 + 1)).await;
+        a.send(&format!(
+            "(init (unum {})(teamname {team}))(syn)",
+            i / 2 + 1
+        ))
+        .await;
     }
     for a in agents.iter_mut() {
         a.recv().await;
     }
     for (i, a) in agents.iter_mut().enumerate() {
-        a.send(&format!("(beam {} {} 0)(syn)", -2.0 - i as f32, i as f32 - 1.5)).await;
+        a.send(&format!(
+            "(beam {} {} 0)(syn)",
+            -2.0 - i as f32,
+            i as f32 - 1.5
+        ))
+        .await;
     }
     for c in 0..cycles {
         for a in agents.iter_mut() {
@@ -45,7 +59,12 @@ async fn scripted_match(seed: u64, cycles: usize, tag: &str) -> Vec<u8> {
         }
         for (i, a) in agents.iter_mut().enumerate() {
             let v = ((c as f32) * 0.05 + i as f32).sin() * 2.0;
-            a.send(&format!("(he1 {v:.4})(lae1 {:.4})(rle3 {:.4})(syn)", -v, v * 0.3)).await;
+            a.send(&format!(
+                "(he1 {v:.4})(lae1 {:.4})(rle3 {:.4})(syn)",
+                -v,
+                v * 0.3
+            ))
+            .await;
         }
     }
     server.stop().await;
@@ -65,7 +84,11 @@ async fn same_seed_same_log_different_seed_different_log() {
             .split(|c| *c == b'\n')
             .zip(b.split(|c| *c == b'\n'))
             .position(|(x, y)| x != y);
-        panic!("logs differ (first differing line {line:?}; {} vs {} bytes)", a.len(), b.len());
+        panic!(
+            "logs differ (first differing line {line:?}; {} vs {} bytes)",
+            a.len(),
+            b.len()
+        );
     }
     let c = scripted_match(12, 3000, "c").await;
     assert_ne!(a, c, "a different seed must change the log (beam noise)");

@@ -47,14 +47,22 @@ async fn kick_off_goal_and_kick_off_for_the_other_team() {
         agents.push(server.agent().await);
     }
     for (i, a) in agents.iter_mut().enumerate() {
-        a.send(&format!("(scene rsg/agent/nao/nao_hetero.rsg {})(syn)", i % 2)).await;
+        a.send(&format!(
+            "(scene rsg/agent/nao/nao_hetero.rsg {})(syn)",
+            i % 2
+        ))
+        .await;
     }
     for a in agents.iter_mut() {
         a.recv().await;
     }
     for (i, a) in agents.iter_mut().enumerate() {
         let team = if i % 2 == 0 { "Lefties" } else { "Righties" };
-        a.send(&format!("(init (unum {})(teamname {team}))(syn)", i / 2 + 1)).await;
+        a.send(&format!(
+            "(init (unum {})(teamname {team}))(syn)",
+            i / 2 + 1
+        ))
+        .await;
     }
     for a in agents.iter_mut() {
         a.recv().await;
@@ -66,7 +74,9 @@ async fn kick_off_goal_and_kick_off_for_the_other_team() {
         a.recv().await;
     }
 
-    let mut mon = TcpStream::connect(server.monitor_addr).await.expect("monitor");
+    let mut mon = TcpStream::connect(server.monitor_addr)
+        .await
+        .expect("monitor");
     monitor_send(&mut mon, "(kickOff Left)").await;
     let mut seen = Vec::new();
     for _ in 0..100 {
@@ -77,7 +87,11 @@ async fn kick_off_goal_and_kick_off_for_the_other_team() {
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    assert_eq!(seen.last().map(String::as_str), Some("KickOff_Left"), "{seen:?}");
+    assert_eq!(
+        seen.last().map(String::as_str),
+        Some("KickOff_Left"),
+        "{seen:?}"
+    );
 
     // Play on, then the trainer rolls the ball into the right goal.
     monitor_send(&mut mon, "(playMode PlayOn)").await;
@@ -104,8 +118,15 @@ async fn kick_off_goal_and_kick_off_for_the_other_team() {
             break;
         }
     }
-    assert!(modes.contains(&"Goal_Left".to_string()), "modes seen: {modes:?}");
-    assert_eq!(modes.last().map(String::as_str), Some("KickOff_Right"), "{modes:?}");
+    assert!(
+        modes.contains(&"Goal_Left".to_string()),
+        "modes seen: {modes:?}"
+    );
+    assert_eq!(
+        modes.last().map(String::as_str),
+        Some("KickOff_Right"),
+        "{modes:?}"
+    );
     assert!(scored.contains("(sl 1) (sr 0)"), "score in GS: {scored}");
     server.stop().await;
 }

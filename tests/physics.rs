@@ -2,19 +2,19 @@
 //! motors, ball, and replays of the reference traces in
 //! `../shared/reference/physics/`.
 
+#[path = "physics/ball.rs"]
+mod ball;
 #[path = "physics/facts.rs"]
 mod facts;
-#[path = "physics/util.rs"]
-mod util;
+#[path = "physics/motor.rs"]
+mod motor;
+#[path = "physics/probe.rs"]
+mod probe;
 #[path = "physics/standing.rs"]
 mod standing;
 #[path = "physics/timing.rs"]
 mod timing;
-#[path = "physics/probe.rs"]
-mod probe;
-#[path = "physics/ball.rs"]
-mod ball;
-#[path = "physics/motor.rs"]
-mod motor;
 #[path = "physics/traces.rs"]
 mod traces;
+#[path = "physics/util.rs"]
+mod util;

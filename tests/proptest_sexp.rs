@@ -147,7 +147,10 @@ proptest! {
 fn nesting_deeper_than_the_limit_is_an_error_not_a_crash() {
     let text = format!("{}syn{}", "(".repeat(10_000), ")".repeat(10_000));
     let parsed = parse(text.as_bytes());
-    assert!(matches!(parsed.error, Some(ParseError::TooDeep { .. })), "{parsed:?}");
+    assert!(
+        matches!(parsed.error, Some(ParseError::TooDeep { .. })),
+        "{parsed:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------

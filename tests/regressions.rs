@@ -26,7 +26,13 @@ fn isolated(name: &str, body: impl FnOnce()) {
     }
     let exe = std::env::current_exe().expect("test binary path");
     let out = Command::new(exe)
-        .args([name, "--exact", "--include-ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            name,
+            "--exact",
+            "--include-ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD, "1")
         .output()
         .expect("run the test binary again");
@@ -79,21 +85,27 @@ fn issue7_scene_type_arg_plain_numbers_still_work() {
 #[test]
 #[ignore = "bug: src/sim/scene.rs ExprParser::unary recurses once per '-' (stack overflow, whole server aborts)"]
 fn issue7_scene_type_arg_many_minus_signs_overflow_eval() {
-    isolated("issue7_scene_type_arg_many_minus_signs_overflow_eval", || {
-        // 200 000 unary minus signs, then the robot type: a 200 kB frame.
-        let arg = format!("{}0", "-".repeat(200_000));
-        // Any answer is fine (refusing is expected); aborting is not.
-        let _ = resolve_on_server_stack(arg);
-    });
+    isolated(
+        "issue7_scene_type_arg_many_minus_signs_overflow_eval",
+        || {
+            // 200 000 unary minus signs, then the robot type: a 200 kB frame.
+            let arg = format!("{}0", "-".repeat(200_000));
+            // Any answer is fine (refusing is expected); aborting is not.
+            let _ = resolve_on_server_stack(arg);
+        },
+    );
 }
 
 #[test]
 #[ignore = "bug: src/sim/scene.rs ExprParser::atom/expr recurse once per '(' (stack overflow, whole server aborts)"]
 fn issue7_scene_type_arg_deep_parentheses_overflow_eval() {
-    isolated("issue7_scene_type_arg_deep_parentheses_overflow_eval", || {
-        let arg = format!("{}0{}", "(".repeat(100_000), ")".repeat(100_000));
-        let _ = resolve_on_server_stack(arg);
-    });
+    isolated(
+        "issue7_scene_type_arg_deep_parentheses_overflow_eval",
+        || {
+            let arg = format!("{}0{}", "(".repeat(100_000), ")".repeat(100_000));
+            let _ = resolve_on_server_stack(arg);
+        },
+    );
 }
 
 #[test]
@@ -101,53 +113,68 @@ fn issue7_scene_type_arg_deep_parentheses_overflow_eval() {
 fn issue7_scene_type_arg_deep_eval_through_a_real_agent() {
     // The same input through the real server and a socket: the witness
     // agent must keep receiving frames after the bad agent's scene.
-    isolated("issue7_scene_type_arg_deep_eval_through_a_real_agent", || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("runtime");
-        rt.block_on(async {
-            use tokio::io::{AsyncReadExt, AsyncWriteExt};
-            let mut cfg = rcss3d::config::Config::default();
-            cfg.bind = [127, 0, 0, 1].into();
-            cfg.sync_mode = false;
-            cfg.real_time = true;
-            cfg.seed = 7;
-            let agents = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-            let monitors = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-            let addr = agents.local_addr().expect("addr");
-            let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-            let server = tokio::spawn(rcss3d::net::server::run(Arc::new(cfg), agents, monitors, async move {
-                let _ = stop_rx.await;
-            }));
-            let frame = |m: &str| {
-                let mut b = (m.len() as u32).to_be_bytes().to_vec();
-                b.extend_from_slice(m.as_bytes());
-                b
-            };
-            let mut bad = tokio::net::TcpStream::connect(addr).await.expect("connect");
-            let msg = format!("(scene {NAO_HETERO} {}0)", "-".repeat(200_000));
-            bad.write_all(&frame(&msg)).await.expect("send");
-            let mut witness = tokio::net::TcpStream::connect(addr).await.expect("connect");
-            witness
-                .write_all(&frame(&format!("(scene {NAO_HETERO} 0)")))
-                .await
-                .expect("send");
-            // 100 frames = 2 s of real-time play after the bad scene.
-            for _ in 0..100 {
-                let mut len = [0u8; 4];
-                tokio::time::timeout(std::time::Duration::from_secs(5), witness.read_exact(&mut len))
+    isolated(
+        "issue7_scene_type_arg_deep_eval_through_a_real_agent",
+        || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(async {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut cfg = rcss3d::config::Config::default();
+                cfg.bind = [127, 0, 0, 1].into();
+                cfg.sync_mode = false;
+                cfg.real_time = true;
+                cfg.seed = 7;
+                let agents = tokio::net::TcpListener::bind("127.0.0.1:0")
+                    .await
+                    .expect("bind");
+                let monitors = tokio::net::TcpListener::bind("127.0.0.1:0")
+                    .await
+                    .expect("bind");
+                let addr = agents.local_addr().expect("addr");
+                let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+                let server = tokio::spawn(rcss3d::net::server::run(
+                    Arc::new(cfg),
+                    agents,
+                    monitors,
+                    async move {
+                        let _ = stop_rx.await;
+                    },
+                ));
+                let frame = |m: &str| {
+                    let mut b = (m.len() as u32).to_be_bytes().to_vec();
+                    b.extend_from_slice(m.as_bytes());
+                    b
+                };
+                let mut bad = tokio::net::TcpStream::connect(addr).await.expect("connect");
+                let msg = format!("(scene {NAO_HETERO} {}0)", "-".repeat(200_000));
+                bad.write_all(&frame(&msg)).await.expect("send");
+                let mut witness = tokio::net::TcpStream::connect(addr).await.expect("connect");
+                witness
+                    .write_all(&frame(&format!("(scene {NAO_HETERO} 0)")))
+                    .await
+                    .expect("send");
+                // 100 frames = 2 s of real-time play after the bad scene.
+                for _ in 0..100 {
+                    let mut len = [0u8; 4];
+                    tokio::time::timeout(
+                        std::time::Duration::from_secs(5),
+                        witness.read_exact(&mut len),
+                    )
                     .await
                     .expect("a frame within 5 s")
                     .expect("server still up");
-                let mut buf = vec![0u8; u32::from_be_bytes(len) as usize];
-                witness.read_exact(&mut buf).await.expect("frame body");
-            }
-            let _ = stop_tx.send(());
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(20), server).await;
-        });
-    });
+                    let mut buf = vec![0u8; u32::from_be_bytes(len) as usize];
+                    witness.read_exact(&mut buf).await.expect("frame body");
+                }
+                let _ = stop_tx.send(());
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(20), server).await;
+            });
+        },
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -173,7 +200,9 @@ fn issue7_monitor_command_deep_nesting_is_an_error() {
     isolated("issue7_monitor_command_deep_nesting_is_an_error", || {
         let mut deep = "(ball ".repeat(1_000_000).into_bytes();
         deep.extend(std::iter::repeat(b')').take(1_000_000));
-        let errs = on_server_sized_stack(move || parse_commands(&deep).iter().filter(|r| r.is_err()).count());
+        let errs = on_server_sized_stack(move || {
+            parse_commands(&deep).iter().filter(|r| r.is_err()).count()
+        });
         assert!(errs >= 1);
     });
 }
@@ -183,13 +212,20 @@ fn issue7_monitor_command_deep_nesting_is_an_error() {
 fn issue7_scene_text_deep_nesting_does_not_crash_the_reader() {
     // parse_sexps itself is iterative; the overflow is in dropping the
     // deep tree it returns.
-    isolated("issue7_scene_text_deep_nesting_does_not_crash_the_reader", || {
-        let text = format!("(RSG 0 1)\n({}{})", "(nd Transform ".repeat(20_000), ")".repeat(20_000));
-        let ok = on_server_sized_stack(move || parse_sexps(&Arc::from("deep.rsg"), &text).is_ok());
-        assert!(ok);
-    });
+    isolated(
+        "issue7_scene_text_deep_nesting_does_not_crash_the_reader",
+        || {
+            let text = format!(
+                "(RSG 0 1)\n({}{})",
+                "(nd Transform ".repeat(20_000),
+                ")".repeat(20_000)
+            );
+            let ok =
+                on_server_sized_stack(move || parse_sexps(&Arc::from("deep.rsg"), &text).is_ok());
+            assert!(ok);
+        },
+    );
 }
-
 
 #[test]
 #[ignore = "bug: ModelLibrary::resolve (src/sim/model.rs) caches one RobotModel per distinct argument text; '0', '00', '0.0', '+0', '1-1' ... all build and cache a new model, so agents grow the server's memory without bound"]

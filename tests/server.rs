@@ -22,8 +22,14 @@ async fn lifecycle_scene_init_beam_play_leave() {
     let first = a.create(0).await;
     // First frame: time, GS without identity, GYR, ACC, 22 HJ.
     assert!(first.starts_with("(time (now "), "{first}");
-    assert!(first.contains("(GS (sl 0) (sr 0) (t 0.00) (pm BeforeKickOff))"), "{first}");
-    let hj = core_shape(&first).iter().filter(|t| t.starts_with("HJ:")).count();
+    assert!(
+        first.contains("(GS (sl 0) (sr 0) (t 0.00) (pm BeforeKickOff))"),
+        "{first}"
+    );
+    let hj = core_shape(&first)
+        .iter()
+        .filter(|t| t.starts_with("HJ:"))
+        .count();
     assert_eq!(hj, 22, "{first}");
     assert!(!first.contains("(unum"), "{first}");
 
@@ -144,7 +150,10 @@ async fn real_time_mode_paces_by_the_wall_clock() {
         times.push(now(&a.recv().await));
     }
     let elapsed = start.elapsed();
-    assert!(elapsed >= Duration::from_millis(470), "25 frames in {elapsed:?}");
+    assert!(
+        elapsed >= Duration::from_millis(470),
+        "25 frames in {elapsed:?}"
+    );
     for w in times.windows(2) {
         assert!((w[1] - w[0] - 0.02).abs() < 0.011, "{times:?}");
     }
@@ -168,8 +177,16 @@ async fn commands_take_effect_two_steps_later() {
     let f_n1 = a.recv().await;
     a.send("(syn)").await;
     let f_n2 = a.recv().await;
-    assert!((joint(&f_n1, "hj1") - base).abs() < 0.5, "F_N+1 must not show the command yet");
-    assert!(joint(&f_n2, "hj1") - base > 3.0, "F_N+2 shows the command: {} -> {}", base, joint(&f_n2, "hj1"));
+    assert!(
+        (joint(&f_n1, "hj1") - base).abs() < 0.5,
+        "F_N+1 must not show the command yet"
+    );
+    assert!(
+        joint(&f_n2, "hj1") - base > 3.0,
+        "F_N+2 shows the command: {} -> {}",
+        base,
+        joint(&f_n2, "hj1")
+    );
     server.stop().await;
 }
 
@@ -177,9 +194,14 @@ async fn commands_take_effect_two_steps_later() {
 /// same perceptor sequence and field shapes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn replayed_transcript_has_reference_shapes() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/reference/transcripts");
-    let sent = std::fs::read_to_string(format!("{dir}/sync_agent_sent_first13.txt")).expect("transcript");
-    let reference = std::fs::read_to_string(format!("{dir}/sync_agent_first10.txt")).expect("transcript");
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/reference/transcripts"
+    );
+    let sent =
+        std::fs::read_to_string(format!("{dir}/sync_agent_sent_first13.txt")).expect("transcript");
+    let reference =
+        std::fs::read_to_string(format!("{dir}/sync_agent_first10.txt")).expect("transcript");
     let reference: Vec<&str> = reference.lines().collect();
     let server = TestServer::start(test_config()).await;
     let mut a = server.agent().await;
@@ -189,8 +211,18 @@ async fn replayed_transcript_has_reference_shapes() {
         ours.push(a.recv().await);
     }
     for (i, (o, r)) in ours.iter().zip(&reference).enumerate() {
-        assert_eq!(core_shape(o), core_shape(r), "message {}:\nours {o}\nref  {r}", i + 1);
-        assert_eq!(o.contains("(unum 1) (team left)"), r.contains("(unum 1) (team left)"), "message {}", i + 1);
+        assert_eq!(
+            core_shape(o),
+            core_shape(r),
+            "message {}:\nours {o}\nref  {r}",
+            i + 1
+        );
+        assert_eq!(
+            o.contains("(unum 1) (team left)"),
+            r.contains("(unum 1) (team left)"),
+            "message {}",
+            i + 1
+        );
         // Field shapes of the fixed perceptors.
         for tag in ["(GYR (n torso) (rt ", "(ACC (n torso) (a "] {
             let f = |s: &str| {
@@ -224,7 +256,11 @@ async fn several_messages_in_one_write_and_split_frames() {
     a.send_raw(&m2[5..]).await;
     a.recv().await;
     let f = a.cycle("").await;
-    let f = if joint(&f, "hj2") < 0.1 { a.cycle("").await } else { f };
+    let f = if joint(&f, "hj2") < 0.1 {
+        a.cycle("").await
+    } else {
+        f
+    };
     assert!(joint(&f, "hj1") > 0.5 && joint(&f, "hj2") > 0.2, "{f}");
     server.stop().await;
 }

@@ -49,7 +49,11 @@ fn soak_with_chaos_clients_and_a_stalled_monitor() {
         .filter_map(|l| l.strip_prefix("RESULT "))
         .filter_map(|l| l.split_once(' '))
         .collect();
-    assert!(!r.is_empty(), "the soak printed no RESULT lines (exit {})", out.status);
+    assert!(
+        !r.is_empty(),
+        "the soak printed no RESULT lines (exit {})",
+        out.status
+    );
     let num = |k: &str| -> f64 {
         r.get(k)
             .and_then(|v| v.parse().ok())
@@ -59,17 +63,42 @@ fn soak_with_chaos_clients_and_a_stalled_monitor() {
 
     assert_eq!(num("panics"), 0.0, "panics in the server");
     assert!(!flag("crashed"), "the server exited during the run");
-    assert!(flag("clean_exit"), "the server did not exit cleanly after SIGTERM");
-    assert!(num("stop_secs") < 2.0, "shutdown took {} s", num("stop_secs"));
-    assert!(num("rss_growth_pct") < 10.0, "RSS grew {} %", num("rss_growth_pct"));
-    assert!(num("max_gap_ms") < 1000.0, "an honest agent waited {} ms for a frame", num("max_gap_ms"));
-    assert_eq!(num("agents_disconnected_early"), 0.0, "honest agents were disconnected");
+    assert!(
+        flag("clean_exit"),
+        "the server did not exit cleanly after SIGTERM"
+    );
+    assert!(
+        num("stop_secs") < 2.0,
+        "shutdown took {} s",
+        num("stop_secs")
+    );
+    assert!(
+        num("rss_growth_pct") < 10.0,
+        "RSS grew {} %",
+        num("rss_growth_pct")
+    );
+    assert!(
+        num("max_gap_ms") < 1000.0,
+        "an honest agent waited {} ms for a frame",
+        num("max_gap_ms")
+    );
+    assert_eq!(
+        num("agents_disconnected_early"),
+        0.0,
+        "honest agents were disconnected"
+    );
     assert!(num("cycles") > 0.0, "the simulation did not run");
     assert!(num("monitor_frames") > 0.0, "the monitor got nothing");
     // The monitor that stopped reading may be served again or dropped
     // over a limit (issue 7 item 3); either is fine, so it is only shown.
-    println!("stalled monitor: {} frames after it read again", num("stalled_monitor_frames_after"));
-    assert!(flag("log_valid"), "the match log is not valid to its last line");
+    println!(
+        "stalled monitor: {} frames after it read again",
+        num("stalled_monitor_frames_after")
+    );
+    assert!(
+        flag("log_valid"),
+        "the match log is not valid to its last line"
+    );
     assert!(out.status.success(), "soak exit {}", out.status);
     let _ = std::fs::remove_file(&log);
 }

@@ -49,7 +49,9 @@ async fn start() -> Match {
     let mut r = server.agent().await;
     r.join("TrainR", 1, 0).await;
     let right = Some(r.autosync());
-    let mon = MonitorClient::connect(server.monitor_addr).await.expect("monitor");
+    let mon = MonitorClient::connect(server.monitor_addr)
+        .await
+        .expect("monitor");
     Match {
         server,
         left,
@@ -65,20 +67,37 @@ async fn game_state_commands() {
     wait_until(mon, "both robots", |s| s.robots().len() == 2).await;
 
     mon.send("(kickOff Left)").await.expect("send");
-    wait_until(mon, "KickOff_Left", |s| s.game.play_mode() == Some(PlayMode::KickOffLeft)).await;
+    wait_until(mon, "KickOff_Left", |s| {
+        s.game.play_mode() == Some(PlayMode::KickOffLeft)
+    })
+    .await;
 
-    mon.send("(playMode corner_kick_right)").await.expect("send");
-    wait_until(mon, "corner_kick_right", |s| s.game.play_mode() == Some(PlayMode::CornerKickRight)).await;
+    mon.send("(playMode corner_kick_right)")
+        .await
+        .expect("send");
+    wait_until(mon, "corner_kick_right", |s| {
+        s.game.play_mode() == Some(PlayMode::CornerKickRight)
+    })
+    .await;
 
     mon.send("(dropBall)").await.expect("send");
-    wait_until(mon, "PlayOn after drop ball", |s| s.game.play_mode() == Some(PlayMode::PlayOn)).await;
+    wait_until(mon, "PlayOn after drop ball", |s| {
+        s.game.play_mode() == Some(PlayMode::PlayOn)
+    })
+    .await;
 
     mon.send("(time 100)").await.expect("send");
-    wait_until(mon, "game time 100", |s| (100.0..101.0).contains(&s.game.time)).await;
+    wait_until(mon, "game time 100", |s| {
+        (100.0..101.0).contains(&s.game.time)
+    })
+    .await;
     mon.send("(time -5)").await.expect("send");
 
     mon.send("(score (left 2) (right 3))").await.expect("send");
-    wait_until(mon, "score 2:3", |s| s.game.score_left == 2 && s.game.score_right == 3).await;
+    wait_until(mon, "score 2:3", |s| {
+        s.game.score_left == 2 && s.game.score_right == 3
+    })
+    .await;
 
     // Ignored commands keep the connection and change nothing.
     mon.send("(init)(getAck)(agent (team Left) (unum 1) (battery 50))(agent (team Left)(unum 1)(temperature 30))(bogus 1)")
@@ -117,37 +136,55 @@ async fn world_commands() {
     wait_until(mon, "both robots", |s| s.robots().len() == 2).await;
     // In BeforeKickOff the referee holds the ball at the centre.
     mon.send("(playMode PlayOn)").await.expect("send");
-    wait_until(mon, "PlayOn", |s| s.game.play_mode() == Some(PlayMode::PlayOn)).await;
+    wait_until(mon, "PlayOn", |s| {
+        s.game.play_mode() == Some(PlayMode::PlayOn)
+    })
+    .await;
 
     mon.send("(ball (pos 3.0 -2.0 0.042))").await.expect("send");
     wait_until(mon, "ball at (3, -2)", |s| {
-        s.ball_position().is_some_and(|b| (b.x - 3.0).abs() < 0.05 && (b.y + 2.0).abs() < 0.05)
+        s.ball_position()
+            .is_some_and(|b| (b.x - 3.0).abs() < 0.05 && (b.y + 2.0).abs() < 0.05)
     })
     .await;
     mon.send("(ball (vel 2.0 0.0 0.0))").await.expect("send");
-    wait_until(mon, "ball rolling in +x", |s| s.ball_position().is_some_and(|b| b.x > 3.3)).await;
+    wait_until(mon, "ball rolling in +x", |s| {
+        s.ball_position().is_some_and(|b| b.x > 3.3)
+    })
+    .await;
 
-    mon.send("(agent (team Left)(unum 1)(pos -5.0 4.0 0.5))").await.expect("send");
+    mon.send("(agent (team Left)(unum 1)(pos -5.0 4.0 0.5))")
+        .await
+        .expect("send");
     wait_until(mon, "left 1 at (-5, 4)", |s| {
-        robot_pos(s, Side::Left, 1).is_some_and(|p| (p.x + 5.0).abs() < 0.2 && (p.y - 4.0).abs() < 0.2)
+        robot_pos(s, Side::Left, 1)
+            .is_some_and(|p| (p.x + 5.0).abs() < 0.2 && (p.y - 4.0).abs() < 0.2)
     })
     .await;
     // FCPCodebase's order: unum before team, move with a yaw.
-    mon.send("(agent (unum 1) (team Right) (move 6.0 -3.0 0.5 90))").await.expect("send");
+    mon.send("(agent (unum 1) (team Right) (move 6.0 -3.0 0.5 90))")
+        .await
+        .expect("send");
     wait_until(mon, "right 1 at (6, -3)", |s| {
-        robot_pos(s, Side::Right, 1).is_some_and(|p| (p.x - 6.0).abs() < 0.2 && (p.y + 3.0).abs() < 0.2)
+        robot_pos(s, Side::Right, 1)
+            .is_some_and(|p| (p.x - 6.0).abs() < 0.2 && (p.y + 3.0).abs() < 0.2)
     })
     .await;
 
-    mon.send("(repos (unum 1) (team Left))").await.expect("send");
+    mon.send("(repos (unum 1) (team Left))")
+        .await
+        .expect("send");
     wait_until(mon, "left 1 repositioned outside", |s| {
-        robot_pos(s, Side::Left, 1).is_some_and(|p| (p.x + 5.0).abs() > 0.5 || (p.y - 4.0).abs() > 0.5)
+        robot_pos(s, Side::Left, 1)
+            .is_some_and(|p| (p.x + 5.0).abs() > 0.5 || (p.y - 4.0).abs() > 0.5)
     })
     .await;
 
     // Select the right robot and push it away with (agent).
     let before = robot_pos(mon.scene(), Side::Right, 1).expect("right robot");
-    mon.send("(select (unum 1) (team Right))(agent)").await.expect("send");
+    mon.send("(select (unum 1) (team Right))(agent)")
+        .await
+        .expect("send");
     wait_until(mon, "right 1 pushed 2.2-4.2 m", |s| {
         robot_pos(s, Side::Right, 1).is_some_and(|p| (p - before).xy().norm() > 2.0)
     })
@@ -156,11 +193,20 @@ async fn world_commands() {
     // Kill the selected robot: its connection closes, the monitor gets a
     // full state without it.
     mon.send("(kill)").await.expect("send");
-    wait_until(mon, "right robot gone", |s| robot_pos(s, Side::Right, 1).is_none()).await;
+    wait_until(mon, "right robot gone", |s| {
+        robot_pos(s, Side::Right, 1).is_none()
+    })
+    .await;
     let mut right = m.right.take().expect("right agent").stop().await;
-    assert!(right.closed_within(Duration::from_secs(5)).await, "killed agent's connection closes");
+    assert!(
+        right.closed_within(Duration::from_secs(5)).await,
+        "killed agent's connection closes"
+    );
     // The left agent plays on.
-    wait_until(mon, "left still there", |s| robot_pos(s, Side::Left, 1).is_some()).await;
+    wait_until(mon, "left still there", |s| {
+        robot_pos(s, Side::Left, 1).is_some()
+    })
+    .await;
     m.left.abort();
     m.server.stop().await;
 }

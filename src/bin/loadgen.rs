@@ -75,7 +75,9 @@ const STEP: f64 = 0.02;
 const LATE_FACTOR: f64 = 1.5;
 
 #[derive(Parser, Debug, Clone)]
-#[command(about = "Load generator: N scripted agents over TCP; prints cycles/s, server CPU per cycle, peak RSS")]
+#[command(
+    about = "Load generator: N scripted agents over TCP; prints cycles/s, server CPU per cycle, peak RSS"
+)]
 struct Cli {
     /// Number of agents (1..22), or a comma-separated list for a scaling
     /// table, e.g. 1,2,6,11,22 (a list needs --spawn-server).
@@ -220,7 +222,9 @@ fn sample_proc(pid: u32) -> Option<ProcSample> {
 }
 
 fn self_cpu_ticks() -> u64 {
-    read_stat(Path::new("/proc/self/stat")).map(|s| s.1).unwrap_or(0)
+    read_stat(Path::new("/proc/self/stat"))
+        .map(|s| s.1)
+        .unwrap_or(0)
 }
 
 /// What the clock agent records at each end of the window.
@@ -312,13 +316,17 @@ struct Wire {
 impl Wire {
     fn read_frame(&mut self) -> Result<&[u8]> {
         let mut len = [0u8; 4];
-        self.reader.read_exact(&mut len).context("reading a frame length")?;
+        self.reader
+            .read_exact(&mut len)
+            .context("reading a frame length")?;
         let n = u32::from_be_bytes(len) as usize;
         if n > MAX_FRAME {
             bail!("implausible frame length {n}");
         }
         self.buf.resize(n, 0);
-        self.reader.read_exact(&mut self.buf).context("reading a frame")?;
+        self.reader
+            .read_exact(&mut self.buf)
+            .context("reading a frame")?;
         Ok(&self.buf)
     }
 
@@ -376,7 +384,13 @@ fn run_agent(spec: AgentSpec, addr: SocketAddr, cli: &Cli, shared: &Shared) -> A
     res
 }
 
-fn agent_body(spec: &AgentSpec, addr: SocketAddr, cli: &Cli, shared: &Shared, res: &mut AgentResult) -> Result<()> {
+fn agent_body(
+    spec: &AgentSpec,
+    addr: SocketAddr,
+    cli: &Cli,
+    shared: &Shared,
+    res: &mut AgentResult,
+) -> Result<()> {
     let timeout = Duration::from_secs_f64(cli.timeout);
     let deadline = Instant::now() + Duration::from_secs_f64(cli.connect_timeout);
     let stream = connect(addr, deadline, timeout)?;
@@ -414,7 +428,10 @@ fn agent_body(spec: &AgentSpec, addr: SocketAddr, cli: &Cli, shared: &Shared, re
         }
         waited += 1;
         if waited > 250 {
-            bail!("no team after init (robot type {} refused?)", spec.robot_type);
+            bail!(
+                "no team after init (robot type {} refused?)",
+                spec.robot_type
+            );
         }
         wire.send(&syn)?;
     }
@@ -521,7 +538,9 @@ fn server_binary(cli: &Cli) -> Result<PathBuf> {
         return Ok(p.clone());
     }
     let exe = std::env::current_exe().context("locating this program")?;
-    let dir = exe.parent().ok_or_else(|| anyhow!("no directory for {}", exe.display()))?;
+    let dir = exe
+        .parent()
+        .ok_or_else(|| anyhow!("no directory for {}", exe.display()))?;
     let bin = dir.join("rcss3d");
     // Through `cargo run`, make sure the server binary is current: cargo
     // only built this one.
@@ -533,7 +552,8 @@ fn server_binary(cli: &Cli) -> Result<PathBuf> {
             cmd.arg("--release");
         }
         if let Ok(manifest) = std::env::var("CARGO_MANIFEST_DIR") {
-            cmd.arg("--manifest-path").arg(Path::new(&manifest).join("Cargo.toml"));
+            cmd.arg("--manifest-path")
+                .arg(Path::new(&manifest).join("Cargo.toml"));
         }
         let status = cmd.status().context("running cargo build for the server")?;
         if !status.success() {
@@ -541,7 +561,10 @@ fn server_binary(cli: &Cli) -> Result<PathBuf> {
         }
     }
     if !bin.exists() {
-        bail!("{} not found: build it with `cargo build --release` or pass --server-bin", bin.display());
+        bail!(
+            "{} not found: build it with `cargo build --release` or pass --server-bin",
+            bin.display()
+        );
     }
     Ok(bin)
 }
@@ -579,14 +602,19 @@ fn spawn_server(cli: &Cli, bin: &Path, run_flag: Arc<AtomicU8>) -> Result<Server
         }
         match &cli.server_log {
             Some(p) => {
-                cmd.stderr(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?);
+                cmd.stderr(
+                    std::fs::File::create(p)
+                        .with_context(|| format!("creating {}", p.display()))?,
+                );
             }
             None => {
                 cmd.stderr(Stdio::null());
             }
         }
     }
-    let mut child = cmd.spawn().with_context(|| format!("starting {}", bin.display()))?;
+    let mut child = cmd
+        .spawn()
+        .with_context(|| format!("starting {}", bin.display()))?;
     let stages = if cli.stages {
         let stderr = child.stderr.take().expect("piped stderr");
         let mut log = match &cli.server_log {
@@ -610,7 +638,10 @@ fn spawn_server(cli: &Cli, bin: &Path, run_flag: Arc<AtomicU8>) -> Result<Server
                         if !k.ends_with("_us") {
                             return None;
                         }
-                        Some((k.to_owned(), v.trim_matches(|c: char| !c.is_ascii_digit()).parse().ok()?))
+                        Some((
+                            k.to_owned(),
+                            v.trim_matches(|c: char| !c.is_ascii_digit()).parse().ok()?,
+                        ))
                     })
                     .collect();
                 rows.push((run_flag.load(Ordering::Acquire) == PHASE_MEASURE, fields));
@@ -647,7 +678,10 @@ fn strip_ansi(s: &str) -> String {
 fn stop_server(server: &mut Server) {
     let pid = server.child.id();
     // SIGTERM by pid (graceful shutdown), then SIGKILL if it lingers.
-    let _ = Command::new("kill").arg("-TERM").arg(pid.to_string()).status();
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(pid.to_string())
+        .status();
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         match server.child.try_wait() {
@@ -724,7 +758,13 @@ fn one_run(cli: &Cli, agents: usize, run: usize) -> Result<RunResult> {
     Ok(r)
 }
 
-fn drive(cli: &Cli, n: usize, addr: SocketAddr, pid: Option<u32>, stage_flag: &Arc<AtomicU8>) -> Result<RunResult> {
+fn drive(
+    cli: &Cli,
+    n: usize,
+    addr: SocketAddr,
+    pid: Option<u32>,
+    stage_flag: &Arc<AtomicU8>,
+) -> Result<RunResult> {
     let shared = Arc::new(Shared {
         n,
         cycles: cli.cycles.max(1),
@@ -744,7 +784,11 @@ fn drive(cli: &Cli, n: usize, addr: SocketAddr, pid: Option<u32>, stage_flag: &A
         let (bx, by) = FORMATION[usize::from(unum) - 1];
         let spec = AgentSpec {
             index: i,
-            team: if team_b { cli.team_b.clone() } else { cli.team_a.clone() },
+            team: if team_b {
+                cli.team_b.clone()
+            } else {
+                cli.team_a.clone()
+            },
             unum,
             robot_type: ROBOT_TYPES[usize::from(unum) - 1],
             beam: (bx, by, 0.0),
@@ -771,15 +815,28 @@ fn drive(cli: &Cli, n: usize, addr: SocketAddr, pid: Option<u32>, stage_flag: &A
             std::thread::sleep(Duration::from_millis(5));
         })
     };
-    let results: Vec<AgentResult> = handles.into_iter().map(|h| h.join().unwrap_or_default()).collect();
+    let results: Vec<AgentResult> = handles
+        .into_iter()
+        .map(|h| h.join().unwrap_or_default())
+        .collect();
     shared.phase.store(PHASE_STOP, Ordering::SeqCst);
     let _ = mirror.join();
     let errors: Vec<&String> = results.iter().filter_map(|r| r.error.as_ref()).collect();
     if !errors.is_empty() {
         bail!("{} agent(s) failed; first: {}", errors.len(), errors[0]);
     }
-    let start = shared.start.lock().unwrap().clone().ok_or_else(|| anyhow!("no measuring window"))?;
-    let end = shared.end.lock().unwrap().clone().ok_or_else(|| anyhow!("measuring window not closed"))?;
+    let start = shared
+        .start
+        .lock()
+        .unwrap()
+        .clone()
+        .ok_or_else(|| anyhow!("no measuring window"))?;
+    let end = shared
+        .end
+        .lock()
+        .unwrap()
+        .clone()
+        .ok_or_else(|| anyhow!("measuring window not closed"))?;
     let wall = (end.at - start.at).as_secs_f64();
     let cycles = shared.cycles;
     let sim_cycles = match (start.sim_time, end.sim_time) {
@@ -800,13 +857,29 @@ fn drive(cli: &Cli, n: usize, addr: SocketAddr, pid: Option<u32>, stage_flag: &A
                 .into_iter()
                 .map(|(name, t)| (name, t as f64 / tck * 1000.0 / per))
                 .collect();
-            (Some(secs * 1000.0 / per), Some(secs / wall * 100.0), threads)
+            (
+                Some(secs * 1000.0 / per),
+                Some(secs / wall * 100.0),
+                threads,
+            )
         }
         _ => (None, None, Vec::new()),
     };
-    let first_connect = shared.first_connect.lock().unwrap().ok_or_else(|| anyhow!("nobody connected"))?;
-    let last_on_field = results.iter().filter_map(|r| r.on_field_at).max().unwrap_or(first_connect);
-    let last_connect = results.iter().filter_map(|r| r.connected_at).max().unwrap_or(first_connect);
+    let first_connect = shared
+        .first_connect
+        .lock()
+        .unwrap()
+        .ok_or_else(|| anyhow!("nobody connected"))?;
+    let last_on_field = results
+        .iter()
+        .filter_map(|r| r.on_field_at)
+        .max()
+        .unwrap_or(first_connect);
+    let last_connect = results
+        .iter()
+        .filter_map(|r| r.connected_at)
+        .max()
+        .unwrap_or(first_connect);
     let self_secs = (end.self_ticks.saturating_sub(start.self_ticks)) as f64 / tck;
     Ok(RunResult {
         agents: n,
@@ -824,7 +897,13 @@ fn drive(cli: &Cli, n: usize, addr: SocketAddr, pid: Option<u32>, stage_flag: &A
         connect_spread_s: (last_connect - first_connect).as_secs_f64(),
         late_gaps: results.iter().map(|r| r.late_gaps).sum(),
         agents_late: results.iter().filter(|r| r.late_gaps > 0).count(),
-        max_gap_ms: results.iter().map(|r| r.max_gap).max().unwrap_or_default().as_secs_f64() * 1000.0,
+        max_gap_ms: results
+            .iter()
+            .map(|r| r.max_gap)
+            .max()
+            .unwrap_or_default()
+            .as_secs_f64()
+            * 1000.0,
         skipped_cycles: results.iter().map(|r| r.skipped_cycles).sum(),
         loadgen_cpu_pct: self_secs / wall * 100.0,
         max_frame_bytes: results.iter().map(|r| r.max_frame_bytes).max().unwrap_or(0),
@@ -864,7 +943,8 @@ fn mode_name(cli: &Cli) -> &'static str {
 }
 
 fn opt(v: Option<f64>, digits: usize) -> String {
-    v.map(|x| format!("{x:.digits$}")).unwrap_or_else(|| "n/a".into())
+    v.map(|x| format!("{x:.digits$}"))
+        .unwrap_or_else(|| "n/a".into())
 }
 
 fn print_run(cli: &Cli, r: &RunResult, run: usize) {
@@ -945,7 +1025,11 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     }
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let n = v.len();
-    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
 }
 
 fn main() -> Result<()> {
@@ -962,8 +1046,15 @@ fn main() -> Result<()> {
         .ok()
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .unwrap_or_default();
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
-    println!("loadgen: {} mode, {} cores, {}", mode_name(&cli), cores, date.trim());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(0);
+    println!(
+        "loadgen: {} mode, {} cores, {}",
+        mode_name(&cli),
+        cores,
+        date.trim()
+    );
     let mut table: Vec<(usize, Vec<RunResult>)> = Vec::new();
     for &n in &cli.agents {
         let mut runs = Vec::new();
@@ -983,7 +1074,8 @@ fn main() -> Result<()> {
         println!("| agents | cycles/s | server CPU ms/cycle | CPU % of one core | peak RSS MB | on field s | late frames |");
         println!("|---:|---:|---:|---:|---:|---:|---:|");
         for (n, runs) in &table {
-            let m = |f: &dyn Fn(&RunResult) -> Option<f64>| median(runs.iter().filter_map(f).collect());
+            let m =
+                |f: &dyn Fn(&RunResult) -> Option<f64>| median(runs.iter().filter_map(f).collect());
             println!(
                 "| {} | {} | {} | {} | {} | {} | {} |",
                 n,

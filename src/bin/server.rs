@@ -79,7 +79,9 @@ fn config_from(cli: &Cli) -> Result<Config> {
 #[tokio::main]
 async fn main() -> Result<()> {
     tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
         .init();
     let cli = Cli::parse();
     let cfg = Arc::new(config_from(&cli)?);
@@ -93,7 +95,11 @@ async fn main() -> Result<()> {
         .with_context(|| format!("cannot listen for monitors on {monitor_addr}"))?;
     tracing::info!(%agent_addr, %monitor_addr, sync = cfg.sync_mode, real_time = cfg.real_time, "rcss3d listening");
     let summary = rcss3d::net::server::run(cfg, agents, monitors, shutdown_signal()).await?;
-    tracing::info!(cycles = summary.cycles, seed = summary.seed, "server stopped");
+    tracing::info!(
+        cycles = summary.cycles,
+        seed = summary.seed,
+        "server stopped"
+    );
     Ok(())
 }
 
@@ -101,13 +107,14 @@ async fn main() -> Result<()> {
 async fn shutdown_signal() {
     #[cfg(unix)]
     {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                return;
-            }
-        };
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                    return;
+                }
+            };
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
             _ = term.recv() => {}

@@ -68,7 +68,7 @@ struct Cli {
     /// Seed of the chaos client and of the server.
     #[arg(long, default_value_t = 7)]
     seed: u64,
-    /// Concurrent chaos connections.
+    /// Concurrent chaos connections (0: no chaos client, for a baseline).
     #[arg(long, default_value_t = 6)]
     chaos: usize,
 }
@@ -112,11 +112,19 @@ impl Server {
                 let (ap, mp) = (free_port()?, free_port()?);
                 let mut child = tokio::process::Command::new(bin)
                     .args(["--bind", "127.0.0.1", "--agent-port", &ap.to_string()])
-                    .args(["--monitor-port", &mp.to_string(), "--seed", &cli.seed.to_string()])
+                    .args([
+                        "--monitor-port",
+                        &mp.to_string(),
+                        "--seed",
+                        &cli.seed.to_string(),
+                    ])
                     .arg("--log")
                     .arg(log)
                     .env("NO_COLOR", "1")
-                    .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into()))
+                    .env(
+                        "RUST_LOG",
+                        std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into()),
+                    )
                     .stdin(Stdio::null())
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped())
@@ -154,23 +162,28 @@ impl Server {
                 let (tx, rx) = tokio::sync::oneshot::channel::<()>();
                 // The server gets its own runtime and threads, as in the
                 // real binary, so the clients do not share its workers.
-                let thread = std::thread::Builder::new().name("server".into()).spawn(move || {
-                    let rt = tokio::runtime::Builder::new_multi_thread()
-                        .enable_all()
-                        .build()
-                        .map_err(|e| e.to_string())?;
-                    rt.block_on(async move {
-                        let agents = tokio::net::TcpListener::from_std(agents).map_err(|e| e.to_string())?;
-                        let monitors = tokio::net::TcpListener::from_std(monitors).map_err(|e| e.to_string())?;
-                        let shutdown = async move {
-                            let _ = rx.await;
-                        };
-                        rcss3d::net::server::run(Arc::new(cfg), agents, monitors, shutdown)
-                            .await
-                            .map(|s| s.cycles)
-                            .map_err(|e| e.to_string())
-                    })
-                })?;
+                let thread =
+                    std::thread::Builder::new()
+                        .name("server".into())
+                        .spawn(move || {
+                            let rt = tokio::runtime::Builder::new_multi_thread()
+                                .enable_all()
+                                .build()
+                                .map_err(|e| e.to_string())?;
+                            rt.block_on(async move {
+                                let agents = tokio::net::TcpListener::from_std(agents)
+                                    .map_err(|e| e.to_string())?;
+                                let monitors = tokio::net::TcpListener::from_std(monitors)
+                                    .map_err(|e| e.to_string())?;
+                                let shutdown = async move {
+                                    let _ = rx.await;
+                                };
+                                rcss3d::net::server::run(Arc::new(cfg), agents, monitors, shutdown)
+                                    .await
+                                    .map(|s| s.cycles)
+                                    .map_err(|e| e.to_string())
+                            })
+                        })?;
                 Ok((
                     Server::InProcess {
                         stop: Some(tx),
@@ -222,11 +235,23 @@ impl Server {
                     .status()
                     .await;
                 match tokio::time::timeout(Duration::from_secs(10), child.wait()).await {
-                    Ok(Ok(status)) => (status.success(), t0.elapsed().as_secs_f64(), status.to_string()),
-                    Ok(Err(e)) => (false, t0.elapsed().as_secs_f64(), format!("wait failed: {e}")),
+                    Ok(Ok(status)) => (
+                        status.success(),
+                        t0.elapsed().as_secs_f64(),
+                        status.to_string(),
+                    ),
+                    Ok(Err(e)) => (
+                        false,
+                        t0.elapsed().as_secs_f64(),
+                        format!("wait failed: {e}"),
+                    ),
                     Err(_) => {
                         let _ = child.kill().await;
-                        (false, t0.elapsed().as_secs_f64(), "hung after SIGTERM; killed".into())
+                        (
+                            false,
+                            t0.elapsed().as_secs_f64(),
+                            "hung after SIGTERM; killed".into(),
+                        )
                     }
                 }
             }
@@ -235,16 +260,33 @@ impl Server {
                     let _ = tx.send(());
                 }
                 let deadline = Instant::now() + Duration::from_secs(10);
-                while thread.as_ref().is_some_and(|t| !t.is_finished()) && Instant::now() < deadline {
+                while thread.as_ref().is_some_and(|t| !t.is_finished()) && Instant::now() < deadline
+                {
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
                 match thread.take() {
                     Some(t) if t.is_finished() => match t.join() {
-                        Ok(Ok(cycles)) => (true, t0.elapsed().as_secs_f64(), format!("stopped after {cycles} cycles")),
-                        Ok(Err(e)) => (false, t0.elapsed().as_secs_f64(), format!("server error: {e}")),
-                        Err(_) => (false, t0.elapsed().as_secs_f64(), "server thread panicked".into()),
+                        Ok(Ok(cycles)) => (
+                            true,
+                            t0.elapsed().as_secs_f64(),
+                            format!("stopped after {cycles} cycles"),
+                        ),
+                        Ok(Err(e)) => (
+                            false,
+                            t0.elapsed().as_secs_f64(),
+                            format!("server error: {e}"),
+                        ),
+                        Err(_) => (
+                            false,
+                            t0.elapsed().as_secs_f64(),
+                            "server thread panicked".into(),
+                        ),
                     },
-                    Some(_) => (false, t0.elapsed().as_secs_f64(), "hung after shutdown".into()),
+                    Some(_) => (
+                        false,
+                        t0.elapsed().as_secs_f64(),
+                        "hung after shutdown".into(),
+                    ),
                     None => (false, 0.0, "already stopped".into()),
                 }
             }
@@ -379,10 +421,16 @@ async fn honest_agent(
             let f = recv(&mut s).await?;
             let t = Instant::now();
             n += 1;
-            let measuring = measure_from.lock().ok().and_then(|m| *m).is_some_and(|m| t >= m);
+            let measuring = measure_from
+                .lock()
+                .ok()
+                .and_then(|m| *m)
+                .is_some_and(|m| t >= m);
             if let (Some(prev), true) = (last, measuring) {
                 let gap = t - prev;
-                stats.max_gap_us.fetch_max(gap.as_micros() as u64, Ordering::Relaxed);
+                stats
+                    .max_gap_us
+                    .fetch_max(gap.as_micros() as u64, Ordering::Relaxed);
                 if gap > LATE_AFTER {
                     stats.late.fetch_add(1, Ordering::Relaxed);
                 }
@@ -474,7 +522,12 @@ const MALFORMED: [&[u8]; 14] = [
     b"; comment only",
 ];
 
-async fn chaos_action(kind: usize, addr: SocketAddr, rng: &mut ChaCha8Rng, stats: &ChaosStats) -> std::io::Result<()> {
+async fn chaos_action(
+    kind: usize,
+    addr: SocketAddr,
+    rng: &mut ChaCha8Rng,
+    stats: &ChaosStats,
+) -> std::io::Result<()> {
     let mut s = match connect(addr).await {
         Ok(s) => s,
         Err(e) => {
@@ -560,7 +613,13 @@ async fn chaos_action(kind: usize, addr: SocketAddr, rng: &mut ChaCha8Rng, stats
     Ok(())
 }
 
-async fn chaos(addr: SocketAddr, seed: u64, concurrency: usize, until: Instant, stats: Arc<ChaosStats>) {
+async fn chaos(
+    addr: SocketAddr,
+    seed: u64,
+    concurrency: usize,
+    until: Instant,
+    stats: Arc<ChaosStats>,
+) {
     let sem = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut i = 0usize;
@@ -652,7 +711,9 @@ async fn monitor(
                 stats.full_states.fetch_add(1, Ordering::Relaxed);
             }
             if let (Some(p), true) = (last, t >= measure_from) {
-                stats.max_gap_us.fetch_max((t - p).as_micros() as u64, Ordering::Relaxed);
+                stats
+                    .max_gap_us
+                    .fetch_max((t - p).as_micros() as u64, Ordering::Relaxed);
             }
             last = Some(t);
             if kick && t >= measure_from {
@@ -701,7 +762,11 @@ struct LogCheck {
 
 impl LogCheck {
     fn valid(&self) -> bool {
-        self.lines > 0 && self.first_is_full && self.unbalanced == 0 && self.blank == 0 && self.ends_with_newline
+        self.lines > 0
+            && self.first_is_full
+            && self.unbalanced == 0
+            && self.blank == 0
+            && self.ends_with_newline
     }
 }
 
@@ -730,7 +795,8 @@ fn check_log(path: &Path) -> Result<LogCheck> {
         if !balanced(line) {
             c.unbalanced += 1;
         }
-        let full = line.windows(9).any(|w| w == b"(RSG 0 1)") && line.windows(12).any(|w| w == b"(FieldLength");
+        let full = line.windows(9).any(|w| w == b"(RSG 0 1)")
+            && line.windows(12).any(|w| w == b"(FieldLength");
         if full {
             c.full_states += 1;
         }
@@ -802,7 +868,15 @@ async fn main() -> Result<()> {
     let mon_b = Arc::new(MonitorStats::default());
     let stall_at = start + warmup.max(run / 3);
     let mon_tasks = vec![
-        tokio::spawn(monitor(monitor_addr, mon_a.clone(), true, None, measure_from, until, start)),
+        tokio::spawn(monitor(
+            monitor_addr,
+            mon_a.clone(),
+            true,
+            None,
+            measure_from,
+            until,
+            start,
+        )),
         tokio::spawn(monitor(
             monitor_addr,
             mon_b.clone(),
@@ -814,7 +888,9 @@ async fn main() -> Result<()> {
         )),
     ];
 
-    let agents: Vec<Arc<AgentStats>> = (0..cli.agents).map(|_| Arc::new(AgentStats::default())).collect();
+    let agents: Vec<Arc<AgentStats>> = (0..cli.agents)
+        .map(|_| Arc::new(AgentStats::default()))
+        .collect();
     for (i, st) in agents.iter().enumerate() {
         let team = if i % 2 == 0 { "SoakLeft" } else { "SoakRight" };
         let unum = i / 2 + 1;
@@ -831,7 +907,17 @@ async fn main() -> Result<()> {
     }
 
     let chaos_stats = Arc::new(ChaosStats::default());
-    let chaos_task = tokio::spawn(chaos(agent_addr, cli.seed, cli.chaos, until, chaos_stats.clone()));
+    let chaos_task = if cli.chaos > 0 {
+        tokio::spawn(chaos(
+            agent_addr,
+            cli.seed,
+            cli.chaos,
+            until,
+            chaos_stats.clone(),
+        ))
+    } else {
+        tokio::spawn(async {})
+    };
 
     // RSS every second after warm-up; progress every 10 s.
     tokio::time::sleep_until(measure_from.into()).await;
@@ -840,7 +926,10 @@ async fn main() -> Result<()> {
     let mut crashed: Option<String> = None;
     println!("warm-up done after {:.0} s", warmup.as_secs_f64());
     while Instant::now() < until {
-        tokio::time::sleep(Duration::from_secs(1).min(until.saturating_duration_since(Instant::now()))).await;
+        tokio::time::sleep(
+            Duration::from_secs(1).min(until.saturating_duration_since(Instant::now())),
+        )
+        .await;
         if let Some(how) = server.exited() {
             crashed = Some(how);
             break;
@@ -852,10 +941,17 @@ async fn main() -> Result<()> {
                 "  t={:>5.0} s  RSS {:>7} KiB  agent1 frames {:>7}  monitors {}/{}  chaos {}",
                 start.elapsed().as_secs_f64(),
                 now_rss,
-                agents.first().map(|a| a.frames.load(Ordering::Relaxed)).unwrap_or(0),
+                agents
+                    .first()
+                    .map(|a| a.frames.load(Ordering::Relaxed))
+                    .unwrap_or(0),
                 mon_a.frames.load(Ordering::Relaxed),
                 mon_b.frames.load(Ordering::Relaxed),
-                chaos_stats.done.iter().map(|d| d.load(Ordering::Relaxed)).sum::<u64>()
+                chaos_stats
+                    .done
+                    .iter()
+                    .map(|d| d.load(Ordering::Relaxed))
+                    .sum::<u64>()
             );
         }
     }
@@ -875,7 +971,10 @@ async fn main() -> Result<()> {
     let panics = server.panics();
 
     // Cycle rate from the first agent's clock, in 1 s windows after warm-up.
-    let clock = agents.first().and_then(|a| a.clock.lock().ok().map(|c| c.clone())).unwrap_or_default();
+    let clock = agents
+        .first()
+        .and_then(|a| a.clock.lock().ok().map(|c| c.clone()))
+        .unwrap_or_default();
     let from = warmup.as_secs_f64();
     let pts: Vec<(f64, f64)> = clock.into_iter().filter(|(t, _)| *t >= from).collect();
     let (mut windows, mut held) = (0u64, 0u64);
@@ -888,7 +987,11 @@ async fn main() -> Result<()> {
             // little under a second, 49 steps at 50 Hz.
             let j = pts.partition_point(|p| p.0 < w0);
             let k = pts.partition_point(|p| p.0 < w0 + 1.0).saturating_sub(1);
-            let n = if k > j { ((pts[k].1 - pts[j].1) / STEP).round() } else { 0.0 };
+            let n = if k > j {
+                ((pts[k].1 - pts[j].1) / STEP).round()
+            } else {
+                0.0
+            };
             windows += 1;
             if n >= 48.0 {
                 held += 1;
@@ -896,16 +999,26 @@ async fn main() -> Result<()> {
             w0 += 1.0;
         }
     }
-    let rate = if measured > 0.0 { cycles / measured } else { 0.0 };
+    let rate = if measured > 0.0 {
+        cycles / measured
+    } else {
+        0.0
+    };
     let late: u64 = agents.iter().map(|a| a.late.load(Ordering::Relaxed)).sum();
-    let skipped: u64 = agents.iter().map(|a| a.skipped.load(Ordering::Relaxed)).sum();
+    let skipped: u64 = agents
+        .iter()
+        .map(|a| a.skipped.load(Ordering::Relaxed))
+        .sum();
     let max_gap_ms = agents
         .iter()
         .map(|a| a.max_gap_us.load(Ordering::Relaxed))
         .max()
         .unwrap_or(0) as f64
         / 1000.0;
-    let agent_frames: u64 = agents.iter().map(|a| a.frames.load(Ordering::Relaxed)).sum();
+    let agent_frames: u64 = agents
+        .iter()
+        .map(|a| a.frames.load(Ordering::Relaxed))
+        .sum();
     // Honest agents whose connection ended before the server was stopped.
     let early: Vec<String> = agents
         .iter()
@@ -924,7 +1037,10 @@ async fn main() -> Result<()> {
 
     println!();
     println!("== soak report ==");
-    println!("server: stopped in {stop_secs:.2} s ({how}); crashed during run: {}", crashed.as_deref().unwrap_or("no"));
+    println!(
+        "server: stopped in {stop_secs:.2} s ({how}); crashed during run: {}",
+        crashed.as_deref().unwrap_or("no")
+    );
     println!("panics: {panics}");
     if let Server::Child { stderr, .. } = &server {
         println!(
@@ -933,7 +1049,12 @@ async fn main() -> Result<()> {
             stderr.warnings.load(Ordering::Relaxed)
         );
         if panics > 0 || crashed.is_some() || !clean_exit {
-            for l in stderr.panic_lines.lock().map(|p| p.clone()).unwrap_or_default() {
+            for l in stderr
+                .panic_lines
+                .lock()
+                .map(|p| p.clone())
+                .unwrap_or_default()
+            {
                 println!("  panic: {l}");
             }
             for l in stderr.tail.lock().map(|t| t.clone()).unwrap_or_default() {
@@ -945,7 +1066,10 @@ async fn main() -> Result<()> {
         "cycles: {:.0} in {:.0} s measured ({:.2} Hz); 1 s windows at >= 48 cycles: {held}/{windows}",
         cycles, measured, rate
     );
-    println!("late cycles (honest agent frame > 30 ms after the previous): {late} over {} agents", agents.len());
+    println!(
+        "late cycles (honest agent frame > 30 ms after the previous): {late} over {} agents",
+        agents.len()
+    );
     println!("frames an honest agent missed (clock jumped > 1 step): {skipped}");
     println!("honest agents: {agent_frames} frames; longest gap {max_gap_ms:.0} ms; disconnected early: {}", early.len());
     for d in &early {
@@ -1017,8 +1141,14 @@ async fn main() -> Result<()> {
     println!("RESULT rss_start_kib {rss_start}");
     println!("RESULT rss_end_kib {rss_end}");
     println!("RESULT rss_growth_pct {growth:.2}");
-    println!("RESULT monitor_frames {}", mon_a.frames.load(Ordering::Relaxed));
-    println!("RESULT stalled_monitor_frames_after {}", mon_b.frames_after_stall.load(Ordering::Relaxed));
+    println!(
+        "RESULT monitor_frames {}",
+        mon_a.frames.load(Ordering::Relaxed)
+    );
+    println!(
+        "RESULT stalled_monitor_frames_after {}",
+        mon_b.frames_after_stall.load(Ordering::Relaxed)
+    );
     println!("RESULT log_valid {}", log_check.valid());
     println!("RESULT log_lines {}", log_check.lines);
     println!("RESULT ok {ok}");

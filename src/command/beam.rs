@@ -26,7 +26,10 @@ impl Beam {
         if !(beam.x.is_finite() && beam.y.is_finite() && beam.rot.is_finite()) {
             return Err(DecodeError::BadValue {
                 command: "beam",
-                what: format!("non-finite value in ({} {} {}) (ignored)", beam.x, beam.y, beam.rot),
+                what: format!(
+                    "non-finite value in ({} {} {}) (ignored)",
+                    beam.x, beam.y, beam.rot
+                ),
             });
         }
         Ok(beam)

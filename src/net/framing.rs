@@ -52,9 +52,15 @@ mod tests {
         assert_eq!(c.decode(&mut buf).ok().flatten(), None);
         buf.extend_from_slice(b"yn)");
         buf.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 2, b'(', b')']);
-        assert_eq!(c.decode(&mut buf).ok().flatten().as_deref(), Some(&b"(syn)"[..]));
+        assert_eq!(
+            c.decode(&mut buf).ok().flatten().as_deref(),
+            Some(&b"(syn)"[..])
+        );
         assert_eq!(c.decode(&mut buf).ok().flatten().as_deref(), Some(&b""[..]));
-        assert_eq!(c.decode(&mut buf).ok().flatten().as_deref(), Some(&b"()"[..]));
+        assert_eq!(
+            c.decode(&mut buf).ok().flatten().as_deref(),
+            Some(&b"()"[..])
+        );
     }
 
     #[test]

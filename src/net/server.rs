@@ -91,7 +91,10 @@ impl Handler {
             debug!(cause = %e, "could not set TCP_NODELAY");
         }
         let (read_half, mut write_half) = stream.into_split();
-        let mut frames = FramedRead::new(read_half, crate::net::framing::codec(self.cfg.max_agent_frame));
+        let mut frames = FramedRead::new(
+            read_half,
+            crate::net::framing::codec(self.cfg.max_agent_frame),
+        );
         let (out_tx, mut out_rx) = mpsc::channel::<Bytes>(self.cfg.agent_queue);
         let pending = Arc::new(AtomicUsize::new(0));
         let (label_tx, mut label_rx) = watch::channel(String::new());
@@ -152,7 +155,10 @@ impl Handler {
         };
         info!(%reason, "agent disconnected");
         let _ = write_half.shutdown().await;
-        let _ = self.inputs.send(Input::Gone { conn: self.conn, reason });
+        let _ = self.inputs.send(Input::Gone {
+            conn: self.conn,
+            reason,
+        });
     }
 }
 
@@ -236,7 +242,12 @@ pub async fn run(
             let _ = mon_stop.wait_for(|s| *s).await;
         },
     ));
-    let agent_task = tokio::spawn(accept_agents(agents, input_tx.clone(), cfg.clone(), stop_rx));
+    let agent_task = tokio::spawn(accept_agents(
+        agents,
+        input_tx.clone(),
+        cfg.clone(),
+        stop_rx,
+    ));
 
     tokio::pin!(shutdown);
     let mut done_rx = done_rx;

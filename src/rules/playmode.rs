@@ -178,6 +178,9 @@ mod tests {
         assert_eq!(PlayMode::from_name("playon"), None);
         assert_eq!(PlayMode::from_index(19), None);
         assert_eq!(PlayMode::GoalRight.index(), 14);
-        assert_eq!(PlayMode::DirectFreeKickRight.name(), "direct_free_kick_right");
+        assert_eq!(
+            PlayMode::DirectFreeKickRight.name(),
+            "direct_free_kick_right"
+        );
     }
 }

@@ -129,7 +129,9 @@ impl TeamRegistry {
             .bytes()
             .any(|b| !(0x21..=0x7e).contains(&b) || matches!(b, b'(' | b')' | b'"' | b'\''))
         {
-            return Err(JoinError::BadTeamName(crate::command::truncate_public(name)));
+            return Err(JoinError::BadTeamName(crate::command::truncate_public(
+                name,
+            )));
         }
         let side = match self
             .teams
@@ -261,15 +263,39 @@ mod tests {
     #[test]
     fn sides_numbers_and_third_team() {
         let mut r = TeamRegistry::default();
-        assert_eq!(r.join(Some("A"), 0, 0).map(|x| (x.0, x.1)), Ok((Side::Left, 1)));
-        assert_eq!(r.join(Some("B"), 5, 0).map(|x| (x.0, x.1)), Ok((Side::Right, 5)));
-        assert_eq!(r.join(Some("A"), 0, 1).map(|x| (x.0, x.1)), Ok((Side::Left, 2)));
-        assert!(matches!(r.join(Some("C"), 0, 0), Err(JoinError::ThirdTeam(_))));
-        assert!(matches!(r.join(Some("A"), 1, 2), Err(JoinError::UnumTaken(1, _))));
-        assert!(matches!(r.join(Some("A"), 12, 2), Err(JoinError::UnumOutOfRange(12))));
-        assert!(matches!(r.join(Some("A"), -1, 2), Err(JoinError::UnumOutOfRange(-1))));
+        assert_eq!(
+            r.join(Some("A"), 0, 0).map(|x| (x.0, x.1)),
+            Ok((Side::Left, 1))
+        );
+        assert_eq!(
+            r.join(Some("B"), 5, 0).map(|x| (x.0, x.1)),
+            Ok((Side::Right, 5))
+        );
+        assert_eq!(
+            r.join(Some("A"), 0, 1).map(|x| (x.0, x.1)),
+            Ok((Side::Left, 2))
+        );
+        assert!(matches!(
+            r.join(Some("C"), 0, 0),
+            Err(JoinError::ThirdTeam(_))
+        ));
+        assert!(matches!(
+            r.join(Some("A"), 1, 2),
+            Err(JoinError::UnumTaken(1, _))
+        ));
+        assert!(matches!(
+            r.join(Some("A"), 12, 2),
+            Err(JoinError::UnumOutOfRange(12))
+        ));
+        assert!(matches!(
+            r.join(Some("A"), -1, 2),
+            Err(JoinError::UnumOutOfRange(-1))
+        ));
         assert!(matches!(r.join(None, 3, 2), Err(JoinError::NoTeamName)));
-        assert!(matches!(r.join(Some("a b"), 3, 2), Err(JoinError::BadTeamName(_))));
+        assert!(matches!(
+            r.join(Some("a b"), 3, 2),
+            Err(JoinError::BadTeamName(_))
+        ));
         r.leave(Side::Left, 1);
         assert_eq!(r.join(Some("A"), 0, 3).map(|x| x.1), Ok(1));
         // Names stay bound even when a team is empty.
@@ -283,7 +309,10 @@ mod tests {
         for i in 1..=7 {
             assert!(r.join(Some("A"), i, 0).is_ok(), "player {i}");
         }
-        assert!(matches!(r.join(Some("A"), 8, 0), Err(JoinError::Composition { .. })));
+        assert!(matches!(
+            r.join(Some("A"), 8, 0),
+            Err(JoinError::Composition { .. })
+        ));
         // A failed join reserves nothing: number 8 is still free.
         assert_eq!(r.join(Some("A"), 8, 1).map(|x| x.1), Ok(8));
     }
@@ -292,7 +321,11 @@ mod tests {
     fn fcp_type_list_is_legal() {
         let mut r = TeamRegistry::default();
         for (i, t) in [0u8, 1, 1, 1, 2, 3, 3, 3, 4, 4, 4].iter().enumerate() {
-            assert!(r.join(Some("FCP"), i as i64 + 1, *t).is_ok(), "player {}", i + 1);
+            assert!(
+                r.join(Some("FCP"), i as i64 + 1, *t).is_ok(),
+                "player {}",
+                i + 1
+            );
         }
         assert_eq!(r.player_count(Side::Left), 11);
     }
@@ -307,16 +340,25 @@ mod tests {
         r.join(Some("A"), 8, 1).unwrap();
         // MaxSumTwo: 7 + 2 = 9 allowed.
         r.join(Some("A"), 9, 1).unwrap();
-        assert!(matches!(r.join(Some("A"), 10, 1), Err(JoinError::Composition { .. })));
+        assert!(matches!(
+            r.join(Some("A"), 10, 1),
+            Err(JoinError::Composition { .. })
+        ));
         assert!(r.join(Some("A"), 10, 2).is_ok());
     }
 
     #[test]
     fn sideline_queue() {
         let mut r = TeamRegistry::default();
-        assert_eq!(r.next_sideline_slot(Side::Left, 30.0, 20.0, 0.4), (-14.2, 9.2, 0.0));
+        assert_eq!(
+            r.next_sideline_slot(Side::Left, 30.0, 20.0, 0.4),
+            (-14.2, 9.2, 0.0)
+        );
         let (x, y, _) = r.next_sideline_slot(Side::Left, 30.0, 20.0, 0.4);
         assert!((x + 14.2).abs() < 1e-5 && (y - 8.0).abs() < 1e-5);
-        assert_eq!(r.next_sideline_slot(Side::Right, 30.0, 20.0, 0.4), (14.2, 9.2, 180.0));
+        assert_eq!(
+            r.next_sideline_slot(Side::Right, 30.0, 20.0, 0.4),
+            (14.2, 9.2, 180.0)
+        );
     }
 }

@@ -96,7 +96,6 @@ impl fmt::Display for Sexp {
 fn needs_quotes(a: &str) -> bool {
     a.is_empty()
         || a.starts_with(';')
-        || a
-            .bytes()
+        || a.bytes()
             .any(|b| !parse::is_atom_byte(b) || b == b'\\' || b == b'"' || b == b'\'')
 }

@@ -16,10 +16,18 @@ pub fn atof(s: &str) -> f64 {
         i += 1;
     }
     let rest = &s[i..];
-    let lower: String = rest.chars().take(8).collect::<String>().to_ascii_lowercase();
+    let lower: String = rest
+        .chars()
+        .take(8)
+        .collect::<String>()
+        .to_ascii_lowercase();
     let negative = start < b.len() && b[start] == b'-';
     if lower.starts_with("inf") {
-        return if negative { f64::NEG_INFINITY } else { f64::INFINITY };
+        return if negative {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
     }
     if lower.starts_with("nan") {
         return if negative { -f64::NAN } else { f64::NAN };

@@ -68,12 +68,11 @@ pub fn parse(input: &[u8]) -> Parsed {
     // Stack of open lists: (offset of '(', items so far).
     let mut stack: Vec<(usize, Vec<Sexp>)> = Vec::new();
     let mut i = 0;
-    let push = |stack: &mut Vec<(usize, Vec<Sexp>)>, out: &mut Parsed, e: Sexp| match stack
-        .last_mut()
-    {
-        Some((_, items)) => items.push(e),
-        None => out.items.push(e),
-    };
+    let push =
+        |stack: &mut Vec<(usize, Vec<Sexp>)>, out: &mut Parsed, e: Sexp| match stack.last_mut() {
+            Some((_, items)) => items.push(e),
+            None => out.items.push(e),
+        };
     while i < input.len() {
         let b = input[i];
         match b {
@@ -217,14 +216,20 @@ mod tests {
         // NUL ends the frame.
         assert_eq!(parse(b"(syn)\0(he1 1)").items.len(), 1);
         // Quoted atom with spaces and parentheses.
-        assert_eq!(parse(b"(say \"a (b)\")").items[0], l(vec![a("say"), a("a (b)")]));
+        assert_eq!(
+            parse(b"(say \"a (b)\")").items[0],
+            l(vec![a("say"), a("a (b)")])
+        );
         // Comment swallows the closing parenthesis.
         let p = parse(b"(say ;x)\n)");
         assert_eq!(p.items, vec![l(vec![a("say")])]);
         // Backslash escapes inside an atom.
         assert_eq!(parse(b"(say a\\)b)").items[0], l(vec![a("say"), a("a)b")]));
         // Tabs, CR, LF separate.
-        assert_eq!(parse(b"(a\tb\r\nc)").items[0], l(vec![a("a"), a("b"), a("c")]));
+        assert_eq!(
+            parse(b"(a\tb\r\nc)").items[0],
+            l(vec![a("a"), a("b"), a("c")])
+        );
         // Non-ASCII bytes stay inside atoms.
         let p = parse(b"(say h\xffi)");
         assert_eq!(p.items[0].as_list().map(|x| x.len()), Some(2));
@@ -239,7 +244,11 @@ mod tests {
 
     #[test]
     fn display_round_trip() {
-        let e = l(vec![a("See"), l(vec![a("B"), l(vec![a("pol"), a("1.00")])]), a("")]);
+        let e = l(vec![
+            a("See"),
+            l(vec![a("B"), l(vec![a("pol"), a("1.00")])]),
+            a(""),
+        ]);
         let text = e.to_string();
         assert_eq!(text, "(See (B (pol 1.00)) \"\")");
         assert_eq!(parse(text.as_bytes()).items, vec![e]);

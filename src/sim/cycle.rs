@@ -110,8 +110,19 @@ impl Agent {
 
     /// Whether the sync barrier must wait for this agent.
     fn in_barrier(&self) -> bool {
-        !self.closing && !self.scene_failed && (self.robot.is_some() || self.pending_scene.is_some())
+        !self.closing
+            && !self.scene_failed
+            && (self.robot.is_some() || self.pending_scene.is_some())
     }
+}
+
+/// A robot vision can see, copied out of the agent table for one cycle.
+struct VisibleRobot {
+    conn: ConnId,
+    side: Side,
+    team: Arc<str>,
+    unum: u8,
+    parts: [Option<Vector3<f32>>; 5],
 }
 
 /// What a cycle asks the driver to do besides sending frames.
@@ -284,7 +295,11 @@ impl Simulation {
         }
         agent.got_message = true;
         if let Some(e) = parse_error {
-            bad_input(conn, agent, format_args!("malformed S-expression: {e} (rest of message dropped)"));
+            bad_input(
+                conn,
+                agent,
+                format_args!("malformed S-expression: {e} (rest of message dropped)"),
+            );
         }
         for cmd in commands {
             let cmd = match cmd {
@@ -309,7 +324,11 @@ impl Simulation {
                     debug!(conn, "(syn) before the robot exists dropped");
                 }
                 _ if agent.robot.is_none() => {
-                    bad_input(conn, agent, format_args!("command before the robot exists dropped: {cmd:?}"));
+                    bad_input(
+                        conn,
+                        agent,
+                        format_args!("command before the robot exists dropped: {cmd:?}"),
+                    );
                 }
                 Command::Syn => agent.synced = true,
                 Command::Hinge { name, speed } => {
@@ -321,7 +340,10 @@ impl Simulation {
                         None => bad_input(
                             conn,
                             agent,
-                            format_args!("unknown effector `{name}` for robot type {}", model.robot_type),
+                            format_args!(
+                                "unknown effector `{name}` for robot type {}",
+                                model.robot_type
+                            ),
                         ),
                     }
                 }
@@ -334,7 +356,11 @@ impl Simulation {
                 }
                 Command::Beam(beam) => {
                     if agent.side.is_none() {
-                        bad_input(conn, agent, format_args!("`beam` before a successful `init` ignored"));
+                        bad_input(
+                            conn,
+                            agent,
+                            format_args!("`beam` before a successful `init` ignored"),
+                        );
                     } else {
                         agent.pending_beam = Some(beam);
                     }
@@ -358,11 +384,7 @@ impl Simulation {
     /// keeps sync-mode logs independent of wall time).
     pub fn barrier_satisfied(&self) -> bool {
         if !self.started {
-            let asked = self
-                .agents
-                .values()
-                .filter(|a| a.in_barrier())
-                .count();
+            let asked = self.agents.values().filter(|a| a.in_barrier()).count();
             if asked < self.cfg.sync_wait_for_agents.max(1) {
                 return false;
             }
@@ -446,20 +468,30 @@ impl Simulation {
             let (Some(side), Some(team), Some(robot)) = (sp.side, sp.team.clone(), sp.robot) else {
                 continue;
             };
-            let from = self.world.part_pose(robot, self.torso_of(speaker)).translation.vector;
+            let from = self
+                .world
+                .part_pose(robot, self.torso_of(speaker))
+                .translation
+                .vector;
             for (conn, listener) in self.agents.iter_mut() {
                 if *conn == speaker {
                     // A second say in one cycle replaces the self copy.
                     listener.heard.own_copy = Some(msg.clone());
                     continue;
                 }
-                let (Some(lside), Some(lrobot), Some(lmodel)) = (listener.side, listener.robot, listener.model.as_ref()) else {
+                let (Some(lside), Some(lrobot), Some(lmodel)) =
+                    (listener.side, listener.robot, listener.model.as_ref())
+                else {
                     continue;
                 };
                 if listener.closing {
                     continue;
                 }
-                let to = self.world.part_pose(lrobot, lmodel.torso).translation.vector;
+                let to = self
+                    .world
+                    .part_pose(lrobot, lmodel.torso)
+                    .translation
+                    .vector;
                 if !hear::in_hearing_range(to, from) {
                     continue;
                 }
@@ -533,7 +565,9 @@ impl Simulation {
                     let x = -half_l + 1.0 + (k % 24) as f32 * (2.0 * half_l - 2.0) / 23.0;
                     let y = -self.cfg.rules.field_width / 2.0 - 1.5 - (k / 24 % 4) as f32;
                     let z = model.standing_height() + 0.005;
-                    let robot = self.world.add_robot(model.clone(), Vector3::new(x, y, z), 90.0);
+                    let robot = self
+                        .world
+                        .add_robot(model.clone(), Vector3::new(x, y, z), 90.0);
                     agent.calibration = vision::draw_calibration(&self.cfg.vision, &mut agent.rng);
                     agent.robot = Some(robot);
                     agent.model = Some(model);
@@ -559,10 +593,15 @@ impl Simulation {
             let Some(agent) = self.agents.get_mut(&conn) else {
                 continue;
             };
-            let (Some(init), Some(robot), Some(model)) = (agent.pending_init.take(), agent.robot, agent.model.clone()) else {
+            let (Some(init), Some(robot), Some(model)) =
+                (agent.pending_init.take(), agent.robot, agent.model.clone())
+            else {
                 continue;
             };
-            match self.teams.join(init.team.as_deref(), init.unum, model.robot_type) {
+            match self
+                .teams
+                .join(init.team.as_deref(), init.unum, model.robot_type)
+            {
                 Ok((side, unum, team)) => {
                     agent.side = Some(side);
                     agent.unum = unum;
@@ -576,7 +615,8 @@ impl Simulation {
                         self.cfg.agent_radius,
                     );
                     let z = placement_height(&self.cfg, &model);
-                    self.world.place_robot(robot, Vector3::new(x, y, z), heading);
+                    self.world
+                        .place_robot(robot, Vector3::new(x, y, z), heading);
                     self.structure_version += 1;
                     info!(conn, team = %agent.label(), side = side.agent_name(), "agent joined");
                 }
@@ -601,17 +641,26 @@ impl Simulation {
             let Some(agent) = self.agents.get_mut(&conn) else {
                 continue;
             };
-            let (Some(beam), Some(side), Some(robot), Some(model)) =
-                (agent.pending_beam.take(), agent.side, agent.robot, agent.model.clone())
-            else {
+            let (Some(beam), Some(side), Some(robot), Some(model)) = (
+                agent.pending_beam.take(),
+                agent.side,
+                agent.robot,
+                agent.model.clone(),
+            ) else {
                 continue;
             };
-            match self.referee.beam_target(side, beam.x, beam.y, beam.rot, &mut self.rng) {
+            match self
+                .referee
+                .beam_target(side, beam.x, beam.y, beam.rot, &mut self.rng)
+            {
                 Some((x, y, heading)) => {
                     let z = placement_height(&self.cfg, &model);
-                    self.world.place_robot(robot, Vector3::new(x, y, z), heading);
+                    self.world
+                        .place_robot(robot, Vector3::new(x, y, z), heading);
                 }
-                None => debug!(conn, mode = %self.referee.play_mode(), "beam ignored in this play mode"),
+                None => {
+                    debug!(conn, mode = %self.referee.play_mode(), "beam ignored in this play mode")
+                }
             }
         }
     }
@@ -704,7 +753,11 @@ impl Simulation {
                     self.world.set_ball_position(pos);
                     self.world.set_ball_velocity(vel);
                 }
-                Decision::MoveRobot { id, pos, heading_deg } => {
+                Decision::MoveRobot {
+                    id,
+                    pos,
+                    heading_deg,
+                } => {
                     if let Some(robot) = self.agents.get(&u64::from(id)).and_then(|a| a.robot) {
                         match heading_deg {
                             Some(h) => self.world.place_robot(robot, pos, h),
@@ -727,9 +780,11 @@ impl Simulation {
     fn prepare_frames(&mut self) {
         // The robots vision can see: those with a team. The names are
         // cloned out so the agents can be updated while `seen` is alive.
-        let mut names: Vec<(ConnId, Side, Arc<str>, u8, [Option<Vector3<f32>>; 5])> = Vec::new();
+        let mut names: Vec<VisibleRobot> = Vec::new();
         for (conn, a) in &self.agents {
-            let (Some(side), Some(team), Some(robot), Some(model)) = (a.side, a.team.clone(), a.robot, a.model.as_ref()) else {
+            let (Some(side), Some(team), Some(robot), Some(model)) =
+                (a.side, a.team.clone(), a.robot, a.model.as_ref())
+            else {
                 continue;
             };
             if a.closing {
@@ -741,17 +796,23 @@ impl Simulation {
                     .part_by_name(name)
                     .map(|p| self.world.part_pose(robot, p).translation.vector);
             }
-            names.push((*conn, side, team, a.unum, parts));
+            names.push(VisibleRobot {
+                conn: *conn,
+                side,
+                team,
+                unum: a.unum,
+                parts,
+            });
         }
-        let owners: Vec<ConnId> = names.iter().map(|n| n.0).collect();
+        let owners: Vec<ConnId> = names.iter().map(|n| n.conn).collect();
         let mut seen: Vec<SeenRobot<'_>> = names
             .iter()
-            .map(|(_, side, team, unum, parts)| SeenRobot {
-                team,
-                side: *side,
-                unum: *unum,
+            .map(|n| SeenRobot {
+                team: &n.team,
+                side: n.side,
+                unum: n.unum,
                 is_self: false,
-                parts: *parts,
+                parts: n.parts,
             })
             .collect();
         let ball = self.world.ball_position();
@@ -797,7 +858,8 @@ impl Simulation {
             text.push_str(mode.name());
             text.push_str("))");
             let heard = std::mem::take(&mut a.heard);
-            let label = |t: &Arc<str>| -> Option<Arc<str>> { self.cfg.label_messages.then(|| t.clone()) };
+            let label =
+                |t: &Arc<str>| -> Option<Arc<str>> { self.cfg.label_messages.then(|| t.clone()) };
             if let Some(msg) = &heard.own_copy {
                 let own = a.team.as_ref().and_then(label);
                 hear::write_hear(text, own.as_deref(), game_time, None, msg);
@@ -891,7 +953,11 @@ impl Simulation {
                     }
                 }
             }
-            MonitorCommand::AgentMove { robot, pos, yaw_deg } => {
+            MonitorCommand::AgentMove {
+                robot,
+                pos,
+                yaw_deg,
+            } => {
                 if let Some(h) = self.find_robot(robot).and_then(|c| self.agents[&c].robot) {
                     if pos.iter().all(|v| v.is_finite()) && yaw_deg.is_finite() {
                         // The Nao faces its local +y: yaw -90 faces +x.
@@ -925,7 +991,11 @@ impl Simulation {
                 if let Some(conn) = target {
                     let a = &self.agents[&conn];
                     if let (Some(side), Some(h)) = (a.side, a.robot) {
-                        let pos = self.referee.outside_position(side, a.unum, self.world.ball_position().y);
+                        let pos = self.referee.outside_position(
+                            side,
+                            a.unum,
+                            self.world.ball_position().y,
+                        );
                         move_keeping_heading(&mut self.world, h, pos);
                     }
                 }
@@ -953,7 +1023,9 @@ impl Simulation {
     fn find_robot(&self, r: RobotRef) -> Option<ConnId> {
         self.agents
             .iter()
-            .find(|(_, a)| a.side == Some(r.team) && a.unum == r.unum && a.robot.is_some() && !a.closing)
+            .find(|(_, a)| {
+                a.side == Some(r.team) && a.unum == r.unum && a.robot.is_some() && !a.closing
+            })
             .map(|(c, _)| *c)
     }
 
@@ -968,7 +1040,10 @@ impl Simulation {
                     .filter(|(_, a)| a.robot.is_some() && !a.closing)
                     .map(|(c, _)| *c)
                     .collect();
-                match self.selected.and_then(|s| robots.iter().position(|c| *c == s)) {
+                match self
+                    .selected
+                    .and_then(|s| robots.iter().position(|c| *c == s))
+                {
                     Some(i) => robots.get((i + 1) % robots.len().max(1)).copied(),
                     None => robots.first().copied(),
                 }
@@ -1098,7 +1173,7 @@ fn push_vec(out: &mut String, v: Vector3<f32>) {
 
 fn bad_input(conn: ConnId, agent: &mut Agent, what: std::fmt::Arguments<'_>) {
     agent.errors += 1;
-    if agent.errors <= LOUD_ERRORS || agent.errors % 1000 == 0 {
+    if agent.errors <= LOUD_ERRORS || agent.errors.is_multiple_of(1000) {
         warn!(
             conn,
             peer = %agent.peer,

@@ -103,7 +103,12 @@ struct Conn {
 
 /// Runs the cycle loop until a shutdown input, a `killsim`, or the
 /// referee's automatic quit. Blocks the calling thread.
-pub fn run(mut sim: Simulation, cfg: Arc<Config>, inputs: Receiver<Input>, mut outputs: Outputs) -> RunSummary {
+pub fn run(
+    mut sim: Simulation,
+    cfg: Arc<Config>,
+    inputs: Receiver<Input>,
+    mut outputs: Outputs,
+) -> RunSummary {
     let mut conns: BTreeMap<ConnId, Conn> = BTreeMap::new();
     let step = Duration::from_secs_f32(cfg.step);
     let mut next_tick = Instant::now() + step;
@@ -185,8 +190,12 @@ pub fn run(mut sim: Simulation, cfg: Arc<Config>, inputs: Receiver<Input>, mut o
                 Ok(()) => sim.frame_delivered(conn),
                 Err(mpsc::error::TrySendError::Full(_)) => {
                     c.dropped += 1;
-                    if c.dropped == 1 || c.dropped % 500 == 0 {
-                        warn!(conn, dropped = c.dropped, "agent is not reading; frame dropped");
+                    if c.dropped == 1 || c.dropped.is_multiple_of(500) {
+                        warn!(
+                            conn,
+                            dropped = c.dropped,
+                            "agent is not reading; frame dropped"
+                        );
                     }
                 }
                 Err(mpsc::error::TrySendError::Closed(_)) => {}
@@ -232,7 +241,11 @@ pub fn run(mut sim: Simulation, cfg: Arc<Config>, inputs: Receiver<Input>, mut o
     outputs.snapshots.send_replace(Some(last.clone()));
     if let Some(log) = outputs.log.take() {
         match log.finish(Some(last.clone())) {
-            Ok(stats) => info!(lines = stats.lines, bytes = stats.bytes, "match log complete"),
+            Ok(stats) => info!(
+                lines = stats.lines,
+                bytes = stats.bytes,
+                "match log complete"
+            ),
             Err(e) => warn!(cause = %e, "match log could not be completed"),
         }
     }
@@ -247,8 +260,8 @@ pub fn run(mut sim: Simulation, cfg: Arc<Config>, inputs: Receiver<Input>, mut o
 /// keeps its own cadence).
 fn publish(sim: &Simulation, outputs: &mut Outputs, force: bool) {
     let c = sim.cycle();
-    let to_monitor = force || c % outputs.monitor_step.max(1) == 0;
-    let to_log = outputs.log.is_some() && (force || c % outputs.log_step.max(1) == 0);
+    let to_monitor = force || c.is_multiple_of(outputs.monitor_step.max(1));
+    let to_log = outputs.log.is_some() && (force || c.is_multiple_of(outputs.log_step.max(1)));
     if !(to_monitor || to_log) {
         return;
     }

@@ -2,9 +2,9 @@
 //! the per-cycle step, and the read-only snapshot handed to perception,
 //! monitors and the log.
 
-pub mod snapshot;
-pub mod model;
-pub mod scene;
-pub mod world;
 pub mod cycle;
 pub mod driver;
+pub mod model;
+pub mod scene;
+pub mod snapshot;
+pub mod world;

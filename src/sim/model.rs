@@ -15,7 +15,6 @@ use nalgebra::{Unit, Vector3};
 
 use crate::sim::scene::{Call, SceneError, SceneLibrary, SceneTree};
 
-
 /// The collision or mass shape of a part, in the part's frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ShapeDesc {
@@ -246,7 +245,11 @@ impl ModelLibrary {
     /// `rsg/agent/nao/nao.rsg` = type 0, `rsg/agent/nao/nao_hetero.rsg`
     /// + `N` (0-4) = type N. An unknown path or a bad type is an error with
     /// a clear message.
-    pub fn resolve(&self, scene_path: &str, args: &[String]) -> Result<Arc<RobotModel>, SceneError> {
+    pub fn resolve(
+        &self,
+        scene_path: &str,
+        args: &[String],
+    ) -> Result<Arc<RobotModel>, SceneError> {
         let key = (scene_path.to_string(), args.to_vec());
         if let Ok(cache) = self.cache.lock() {
             if let Some(m) = cache.get(&key) {
@@ -296,7 +299,8 @@ pub fn inertia_of(shape: ShapeDesc, m: f32) -> Vector3<f32> {
             let m1 = m * vc / (vc + vs);
             let m2 = m * vs / (vc + vs);
             let izz = m1 * r * r / 2.0 + m2 * 0.4 * r * r;
-            let ixx = m1 * (0.25 * r * r + l * l / 12.0) + m2 * (0.4 * r * r + 0.375 * r * l + 0.25 * l * l);
+            let ixx = m1 * (0.25 * r * r + l * l / 12.0)
+                + m2 * (0.4 * r * r + 0.375 * r * l + 0.25 * l * l);
             v3(Vector3::new(ixx, ixx, izz))
         }
     }
@@ -310,7 +314,12 @@ fn shape_from_mass_call(c: &Call) -> Result<(f32, ShapeDesc), SceneError> {
         }
         "setSphereTotal" => {
             c.expect_args(2)?;
-            Ok((f(c.num(0)?), ShapeDesc::Sphere { radius: f(c.num(1)?) }))
+            Ok((
+                f(c.num(0)?),
+                ShapeDesc::Sphere {
+                    radius: f(c.num(1)?),
+                },
+            ))
         }
         "setCapsuleTotal" => {
             c.expect_args(3)?;
@@ -340,7 +349,9 @@ pub fn collider_shape(tree: &SceneTree, node: usize) -> Result<Option<ShapeDesc>
         "SphereCollider" => match n.last_call("setRadius") {
             Some(c) => {
                 c.expect_args(1)?;
-                Some(ShapeDesc::Sphere { radius: f(c.num(0)?) })
+                Some(ShapeDesc::Sphere {
+                    radius: f(c.num(0)?),
+                })
             }
             None => return Err(n.error("missing setRadius")),
         },
@@ -374,7 +385,10 @@ pub fn collider_surface(tree: &SceneTree, node: usize) -> Result<SurfaceDesc, Sc
     let mut s = SurfaceDesc::default();
     for &h in &tree.nodes[node].children {
         let hn = &tree.nodes[h];
-        if !matches!(hn.class.as_str(), "ContactJointHandler" | "TouchPerceptorHandler") {
+        if !matches!(
+            hn.class.as_str(),
+            "ContactJointHandler" | "TouchPerceptorHandler"
+        ) {
             continue;
         }
         let mut bounce_on = false;
@@ -437,7 +451,12 @@ fn build_model(scene: &str, tree: &SceneTree) -> Result<RobotModel, SceneError> 
             .calls
             .iter()
             .rev()
-            .find(|c| matches!(c.method.as_str(), "setBoxTotal" | "setSphereTotal" | "setCapsuleTotal"))
+            .find(|c| {
+                matches!(
+                    c.method.as_str(),
+                    "setBoxTotal" | "setSphereTotal" | "setCapsuleTotal"
+                )
+            })
             .ok_or_else(|| n.error("missing setBoxTotal/setSphereTotal/setCapsuleTotal"))?;
         let (mass, mass_shape) = shape_from_mass_call(mass_call)?;
         if !(mass > 0.0) {
@@ -515,7 +534,9 @@ fn build_model(scene: &str, tree: &SceneTree) -> Result<RobotModel, SceneError> 
                     .enclosing_transform(i)
                     .ok_or_else(|| n.error("a HingeJoint must be inside a Transform"))?;
                 let frame = tree.nodes[tr].world;
-                let attach = n.last_call("attach").ok_or_else(|| n.error("missing attach"))?;
+                let attach = n
+                    .last_call("attach")
+                    .ok_or_else(|| n.error("missing attach"))?;
                 attach.expect_args(2)?;
                 let mut ends = [0usize; 2];
                 for (k, end) in ends.iter_mut().enumerate() {
@@ -538,13 +559,19 @@ fn build_model(scene: &str, tree: &SceneTree) -> Result<RobotModel, SceneError> 
                     }
                     None => Vector3::zeros(),
                 };
-                let axis_call = n.last_call("setAxis").ok_or_else(|| n.error("missing setAxis"))?;
+                let axis_call = n
+                    .last_call("setAxis")
+                    .ok_or_else(|| n.error("missing setAxis"))?;
                 let axis_local = match axis_call.args.len() {
                     1 => match axis_call.text(0)? {
                         "0" => Vector3::x(),
                         "1" => Vector3::y(),
                         "2" => Vector3::z(),
-                        other => return Err(axis_call.error(format!("axis index '{other}' is not 0, 1 or 2"))),
+                        other => {
+                            return Err(
+                                axis_call.error(format!("axis index '{other}' is not 0, 1 or 2"))
+                            )
+                        }
                     },
                     3 => axis_call.vec3(0)?,
                     k => return Err(axis_call.error(format!("expected 1 or 3 arguments, got {k}"))),
@@ -589,9 +616,13 @@ fn build_model(scene: &str, tree: &SceneTree) -> Result<RobotModel, SceneError> 
                         _ => {}
                     }
                 }
-                let perceptor = perceptor.ok_or_else(|| n.error("missing a named HingePerceptor"))?;
+                let perceptor =
+                    perceptor.ok_or_else(|| n.error("missing a named HingePerceptor"))?;
                 let effector = effector.ok_or_else(|| n.error("missing a named HingeEffector"))?;
-                if joints.iter().any(|j| &*j.effector == effector || &*j.perceptor == perceptor) {
+                if joints
+                    .iter()
+                    .any(|j| &*j.effector == effector || &*j.perceptor == perceptor)
+                {
                     return Err(n.error(format!("duplicate joint name {perceptor}/{effector}")));
                 }
                 joint_node.insert(i, joints.len());
@@ -626,7 +657,9 @@ fn build_model(scene: &str, tree: &SceneTree) -> Result<RobotModel, SceneError> 
                 perceptor_order.push(PerceptorSlot::Vision);
             }
             "ForceResistancePerceptor" => {
-                let part = part_of(i).ok_or_else(|| n.error("a ForceResistancePerceptor must be in a part's Transform"))?;
+                let part = part_of(i).ok_or_else(|| {
+                    n.error("a ForceResistancePerceptor must be in a part's Transform")
+                })?;
                 let name = n.name.clone().ok_or_else(|| n.error("missing setName"))?;
                 perceptor_order.push(PerceptorSlot::Force(foot_sensors.len()));
                 foot_sensors.push(FootSensorDesc {

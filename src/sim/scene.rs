@@ -199,16 +199,17 @@ pub struct Call {
 impl Call {
     /// An error located at this call.
     pub fn error(&self, message: impl Into<String>) -> SceneError {
-        at(&self.file, self.line, format!("{}: {}", self.method, message.into()))
+        at(
+            &self.file,
+            self.line,
+            format!("{}: {}", self.method, message.into()),
+        )
     }
 
     /// Checks the argument count.
     pub fn expect_args(&self, n: usize) -> Result<(), SceneError> {
         if self.args.len() != n {
-            return Err(self.error(format!(
-                "expected {n} argument(s), got {}",
-                self.args.len()
-            )));
+            return Err(self.error(format!("expected {n} argument(s), got {}", self.args.len())));
         }
         Ok(())
     }
@@ -224,7 +225,11 @@ impl Call {
 
     /// Arguments `i..i+3` as a vector.
     pub fn vec3(&self, i: usize) -> Result<Vector3<f64>, SceneError> {
-        Ok(Vector3::new(self.num(i)?, self.num(i + 1)?, self.num(i + 2)?))
+        Ok(Vector3::new(
+            self.num(i)?,
+            self.num(i + 1)?,
+            self.num(i + 2)?,
+        ))
     }
 
     /// Argument `i` as a boolean (`true`/`false`).
@@ -278,7 +283,11 @@ impl SceneNode {
 
     /// An error located where this node was created.
     pub fn error(&self, message: impl Into<String>) -> SceneError {
-        at(&self.file, self.line, format!("{}: {}", self.class, message.into()))
+        at(
+            &self.file,
+            self.line,
+            format!("{}: {}", self.class, message.into()),
+        )
     }
 
     /// The calls of one method.
@@ -336,12 +345,10 @@ impl SceneTree {
             if seg == ".." {
                 cur = self.nodes.get(cur)?.parent?;
             } else {
-                cur = *self
-                    .nodes
-                    .get(cur)?
-                    .children
-                    .iter()
-                    .find(|&&c| self.nodes.get(c).and_then(|n| n.name.as_deref()) == Some(seg))?;
+                cur =
+                    *self.nodes.get(cur)?.children.iter().find(|&&c| {
+                        self.nodes.get(c).and_then(|n| n.name.as_deref()) == Some(seg)
+                    })?;
             }
         }
         Some(cur)
@@ -485,8 +492,14 @@ impl SceneLibrary {
             }
         };
         if depth > MAX_IMPORT_DEPTH {
-            let (f, l) = from.map(|(f, l)| (f.clone(), l)).unwrap_or((Arc::from(path), 0));
-            return Err(at(&f, l, "importScene: imports nested too deeply (a cycle?)"));
+            let (f, l) = from
+                .map(|(f, l)| (f.clone(), l))
+                .unwrap_or((Arc::from(path), 0));
+            return Err(at(
+                &f,
+                l,
+                "importScene: imports nested too deeply (a cycle?)",
+            ));
         }
         let file: Arc<str> = Arc::from(path);
         let mut env = Env {
@@ -501,7 +514,11 @@ impl SceneLibrary {
             None => Vec::new(),
         };
         if sexps.len() > 2 {
-            return Err(at(&file, sexps[2].line(), "unexpected expression after the statement list"));
+            return Err(at(
+                &file,
+                sexps[2].line(),
+                "unexpected expression after the statement list",
+            ));
         }
         for st in &body {
             self.statement(tree, node, st, &mut env, depth)?;
@@ -519,7 +536,13 @@ impl SceneLibrary {
     ) -> Result<(), SceneError> {
         let (items, line) = match st {
             Sexp::List(items, line) => (items, *line),
-            Sexp::Atom(a, line) => return Err(at(&env.file, *line, format!("expected a statement, got '{a}'"))),
+            Sexp::Atom(a, line) => {
+                return Err(at(
+                    &env.file,
+                    *line,
+                    format!("expected a statement, got '{a}'"),
+                ))
+            }
         };
         let head = match items.first() {
             Some(Sexp::Atom(h, _)) => h.as_str(),
@@ -568,7 +591,11 @@ impl SceneLibrary {
                     Some(Sexp::Atom(c, l)) => env.subst(c, *l)?,
                     _ => return Err(at(&env.file, line, "nd: expected a class name")),
                 };
-                let parent_world = tree.nodes.get(node).map(|n| n.world).unwrap_or_else(Isometry3::identity);
+                let parent_world = tree
+                    .nodes
+                    .get(node)
+                    .map(|n| n.world)
+                    .unwrap_or_else(Isometry3::identity);
                 let idx = tree.nodes.len();
                 tree.nodes.push(SceneNode {
                     class,
@@ -610,7 +637,11 @@ impl SceneLibrary {
                         return self.statement(tree, node, &citems[1], env, depth);
                     }
                 }
-                return Err(at(&env.file, line, format!("switch: no case matches '{value}'")));
+                return Err(at(
+                    &env.file,
+                    line,
+                    format!("switch: no case matches '{value}'"),
+                ));
             }
             "importScene" => {
                 let mut vals = Vec::new();
@@ -665,7 +696,11 @@ impl SceneLibrary {
                         self.eval(&text)
                             .map_err(|m| at(&env.file, *line, format!("eval '{text}': {m}")))
                     }
-                    other => Err(at(&env.file, *line, format!("unknown expression '{other}'"))),
+                    other => Err(at(
+                        &env.file,
+                        *line,
+                        format!("unknown expression '{other}'"),
+                    )),
                 }
             }
         }
@@ -828,7 +863,9 @@ fn tokenize_expr(s: &str) -> Result<Vec<Tok>, String> {
         let c = cs[i];
         if c.is_whitespace() {
             i += 1;
-        } else if c.is_ascii_digit() || (c == '.' && cs.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        } else if c.is_ascii_digit()
+            || (c == '.' && cs.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             let start = i;
             while i < cs.len() && (cs[i].is_ascii_digit() || cs[i] == '.') {
                 i += 1;
@@ -846,7 +883,9 @@ fn tokenize_expr(s: &str) -> Result<Vec<Tok>, String> {
                 }
             }
             let t: String = cs[start..i].iter().collect();
-            out.push(Tok::Num(t.parse().map_err(|_| format!("bad number '{t}'"))?));
+            out.push(Tok::Num(
+                t.parse().map_err(|_| format!("bad number '{t}'"))?,
+            ));
         } else if c.is_alphabetic() || c == '_' {
             let start = i;
             while i < cs.len() && (cs[i].is_alphanumeric() || cs[i] == '_') {
@@ -993,7 +1032,11 @@ impl ExprParser<'_> {
                     if !self.eat(']') {
                         return Err("missing ']'".into());
                     }
-                    return Ok(EVal::Text(self.lib.lookup(&name, Some(idx as usize), &key)?));
+                    return Ok(EVal::Text(self.lib.lookup(
+                        &name,
+                        Some(idx as usize),
+                        &key,
+                    )?));
                 }
                 Err(format!("unknown name '{name}'"))
             }
@@ -1038,8 +1081,11 @@ mod tests {
 
     #[test]
     fn errors_name_file_and_line() {
-        let lib = lib_with(&[("b.rsg", "(RSG 0 1)\n(\n(nd Transform\n (setLocalPos 1 x 2)))")])
-            .expect("parse");
+        let lib = lib_with(&[(
+            "b.rsg",
+            "(RSG 0 1)\n(\n(nd Transform\n (setLocalPos 1 x 2)))",
+        )])
+        .expect("parse");
         let e = lib.instantiate("b.rsg", &[]).expect_err("bad number");
         assert!(e.to_string().starts_with("b.rsg:4:"), "{e}");
         let e = lib_with(&[("c.rsg", "(RSG 0 1)\n((nd Transform)")]).expect_err("unclosed");

@@ -90,6 +90,9 @@ pub struct PartPose {
 impl RobotSnapshot {
     /// The pose of the named part, if the robot has one.
     pub fn part(&self, name: &str) -> Option<&Isometry3<f32>> {
-        self.parts.iter().find(|p| &*p.name == name).map(|p| &p.pose)
+        self.parts
+            .iter()
+            .find(|p| &*p.name == name)
+            .map(|p| &p.pose)
     }
 }

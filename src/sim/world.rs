@@ -88,6 +88,9 @@ pub struct PhysicsConfig {
     /// Restitution of the ball (tuned to the reference drop traces).
     /// Default 0.68.
     pub ball_restitution: f32,
+    /// Restitution of robot-ball contacts (tuned to the reference kick
+    /// trace). Default 0.3.
+    pub robot_ball_restitution: f32,
     /// Restitution of goals and border walls. Default 0.8.
     pub static_restitution: f32,
     /// Linear drag of every robot part, N per m/s. Default 0.01.
@@ -134,7 +137,7 @@ impl Default for PhysicsConfig {
             cycle_dt: 0.02,
             substeps: 2,
             solver_iterations: 4,
-            internal_pgs_iterations: 1,
+            internal_pgs_iterations: 2,
             gravity: 9.81,
             joint_kind: JointKind::Multibody,
             motor_gain: 1000.0,
@@ -144,6 +147,7 @@ impl Default for PhysicsConfig {
             robot_friction: 1.0,
             ball_friction: 1.0,
             ball_restitution: 0.68,
+            robot_ball_restitution: 0.3,
             static_restitution: 0.8,
             part_linear_drag: 0.01,
             part_angular_drag: 0.01,
@@ -186,10 +190,33 @@ fn tag_robot(u: u128) -> u32 {
     (u >> 32) as u32
 }
 
-/// Drops contacts between two parts of the same robot.
-struct NoSelfCollision;
+/// Drops contacts between two parts of the same robot and sets the
+/// restitution of robot-ball contacts.
+struct ContactRules {
+    robot_ball_restitution: f32,
+}
 
-impl PhysicsHooks for NoSelfCollision {
+impl PhysicsHooks for ContactRules {
+    fn modify_solver_contacts(&self, ctx: &mut ContactModificationContext) {
+        let a = ctx
+            .colliders
+            .get(ctx.collider1)
+            .map(|c| tag_kind(c.user_data));
+        let b = ctx
+            .colliders
+            .get(ctx.collider2)
+            .map(|c| tag_kind(c.user_data));
+        let robot_ball = matches!(
+            (a, b),
+            (Some(KIND_PART), Some(KIND_BALL)) | (Some(KIND_BALL), Some(KIND_PART))
+        );
+        if robot_ball {
+            for c in ctx.solver_contacts.iter_mut() {
+                c.restitution = self.robot_ball_restitution;
+            }
+        }
+    }
+
     fn filter_contact_pair(&self, ctx: &PairFilterContext) -> Option<SolverFlags> {
         let a = ctx.colliders.get(ctx.collider1).map(|c| c.user_data)?;
         let b = ctx.colliders.get(ctx.collider2).map(|c| c.user_data)?;
@@ -284,7 +311,9 @@ fn read_field(tree: &SceneTree, scene: &str) -> Result<FieldDesc, SceneError> {
     for i in tree.depth_first() {
         let n = &tree.nodes[i];
         if n.class == "PlaneCollider" {
-            let c = n.last_call("setParams").ok_or_else(|| n.error("missing setParams"))?;
+            let c = n
+                .last_call("setParams")
+                .ok_or_else(|| n.error("missing setParams"))?;
             c.expect_args(4)?;
             let normal = c.vec3(0)?;
             let len = normal.norm();
@@ -309,9 +338,9 @@ fn read_field(tree: &SceneTree, scene: &str) -> Result<FieldDesc, SceneError> {
         match body_sibling {
             Some(b) => {
                 let bn = &tree.nodes[b];
-                let c = bn
-                    .last_call("setSphereTotal")
-                    .ok_or_else(|| bn.error("the field's dynamic body must be a sphere (setSphereTotal)"))?;
+                let c = bn.last_call("setSphereTotal").ok_or_else(|| {
+                    bn.error("the field's dynamic body must be a sphere (setSphereTotal)")
+                })?;
                 c.expect_args(2)?;
                 let radius = match shape {
                     ShapeDesc::Sphere { radius } => radius,
@@ -331,10 +360,12 @@ fn read_field(tree: &SceneTree, scene: &str) -> Result<FieldDesc, SceneError> {
                 });
             }
             None => {
-                let has_contact = n
-                    .children
-                    .iter()
-                    .any(|&c| matches!(tree.nodes[c].class.as_str(), "ContactJointHandler" | "TouchPerceptorHandler"));
+                let has_contact = n.children.iter().any(|&c| {
+                    matches!(
+                        tree.nodes[c].class.as_str(),
+                        "ContactJointHandler" | "TouchPerceptorHandler"
+                    )
+                });
                 let has_handler = !n.children.is_empty();
                 // A collider with only a recorder handler senses, never touches.
                 let sensor = has_handler && !has_contact;
@@ -346,7 +377,8 @@ fn read_field(tree: &SceneTree, scene: &str) -> Result<FieldDesc, SceneError> {
     if field.ball.is_none() {
         return Err(SceneError::Invalid {
             scene: scene.to_string(),
-            message: "the field scene has no ball (a Ball with a RigidBody and a SphereCollider)".into(),
+            message: "the field scene has no ball (a Ball with a RigidBody and a SphereCollider)"
+                .into(),
         });
     }
     Ok(field)
@@ -354,7 +386,11 @@ fn read_field(tree: &SceneTree, scene: &str) -> Result<FieldDesc, SceneError> {
 
 /// Signed hinge angle (rad) of `child` relative to `parent` about `axis`
 /// (given in the parent frame; zero pose has identity relative rotation).
-fn hinge_angle(parent: &UnitQuaternion<f32>, child: &UnitQuaternion<f32>, axis: &Vector3<f32>) -> f32 {
+fn hinge_angle(
+    parent: &UnitQuaternion<f32>,
+    child: &UnitQuaternion<f32>,
+    axis: &Vector3<f32>,
+) -> f32 {
     let q = parent.inverse() * child;
     let a = 2.0 * axis.dot(&q.imag()).atan2(q.w);
     // Wrap to (-pi, pi].
@@ -388,7 +424,9 @@ impl World {
             .unwrap_or_default();
         let lib = SceneLibrary::load(&dir)?;
         if !lib.contains(&name) {
-            return Err(SceneError::UnknownScene(cfg.field_scene.display().to_string()));
+            return Err(SceneError::UnknownScene(
+                cfg.field_scene.display().to_string(),
+            ));
         }
         let tree = lib.instantiate(&name, &[])?;
         let field = read_field(&tree, &name)?;
@@ -396,8 +434,8 @@ impl World {
         let mut params = IntegrationParameters::default();
         let substeps = cfg.substeps.max(1);
         params.dt = cfg.cycle_dt / substeps as f32;
-        params.num_solver_iterations =
-            std::num::NonZeroUsize::new(cfg.solver_iterations.max(1)).unwrap_or(std::num::NonZeroUsize::MIN);
+        params.num_solver_iterations = std::num::NonZeroUsize::new(cfg.solver_iterations.max(1))
+            .unwrap_or(std::num::NonZeroUsize::MIN);
         params.num_internal_pgs_iterations = cfg.internal_pgs_iterations.max(1);
         params.contact_natural_frequency = cfg.contact_natural_frequency;
         params.contact_damping_ratio = cfg.contact_damping_ratio;
@@ -457,6 +495,7 @@ impl World {
                 .friction(cfg.ball_friction)
                 .restitution(cfg.ball_restitution)
                 .restitution_combine_rule(CoefficientCombineRule::Min)
+                .active_hooks(ActiveHooks::MODIFY_SOLVER_CONTACTS)
                 .user_data(tag(KIND_BALL, 0, 0))
                 .build(),
             ball_body,
@@ -492,11 +531,20 @@ impl World {
     /// Adds a robot in its zero pose with the torso centre at `torso_pos`
     /// and the given heading in the field frame (0 = facing +x; the model
     /// faces its local +y, so it is turned by heading − 90° about z).
-    pub fn add_robot(&mut self, model: Arc<RobotModel>, torso_pos: Vector3<f32>, heading_deg: f32) -> RobotHandle {
+    pub fn add_robot(
+        &mut self,
+        model: Arc<RobotModel>,
+        torso_pos: Vector3<f32>,
+        heading_deg: f32,
+    ) -> RobotHandle {
         let id = self.next_robot;
         self.next_robot = self.next_robot.wrapping_add(1).max(1);
         let handle = RobotHandle(id);
-        let rot = heading_rotation(if heading_deg.is_finite() { heading_deg } else { 0.0 });
+        let rot = heading_rotation(if heading_deg.is_finite() {
+            heading_deg
+        } else {
+            0.0
+        });
         let cfg = &self.cfg;
         let mut bodies = Vec::with_capacity(model.parts.len());
         let mut colliders = Vec::with_capacity(model.parts.len());
@@ -552,7 +600,9 @@ impl World {
                 .build();
             let (p, c) = (bodies[j.parent], bodies[j.child]);
             let r = match cfg.joint_kind {
-                JointKind::Impulse => Some(JointRef::Impulse(self.impulse_joints.insert(p, c, joint, true))),
+                JointKind::Impulse => Some(JointRef::Impulse(
+                    self.impulse_joints.insert(p, c, joint, true),
+                )),
                 JointKind::Multibody => self
                     .multibody_joints
                     .insert(p, c, joint, true)
@@ -562,7 +612,9 @@ impl World {
                 Some(r) => joints.push(r),
                 // A joint that closes a loop cannot be a multibody link; keep
                 // it as an impulse joint.
-                None => joints.push(JointRef::Impulse(self.impulse_joints.insert(p, c, joint, true))),
+                None => joints.push(JointRef::Impulse(
+                    self.impulse_joints.insert(p, c, joint, true),
+                )),
             }
         }
         let n_feet = model.foot_sensors.len();
@@ -661,16 +713,25 @@ impl World {
         let Some(r) = self.robots.get(&h) else {
             return;
         };
-        let heading = if heading_deg.is_finite() { heading_deg } else { 0.0 };
+        let heading = if heading_deg.is_finite() {
+            heading_deg
+        } else {
+            0.0
+        };
         let torso_pos = if torso_pos.iter().all(|x| x.is_finite()) {
             torso_pos
         } else {
             return;
         };
-        let Some(old_torso) = self.bodies.get(r.bodies[r.model.torso]).map(|b| *b.position()) else {
+        let Some(old_torso) = self
+            .bodies
+            .get(r.bodies[r.model.torso])
+            .map(|b| *b.position())
+        else {
             return;
         };
-        let new_torso = Isometry3::from_parts(Translation3::from(torso_pos), heading_rotation(heading));
+        let new_torso =
+            Isometry3::from_parts(Translation3::from(torso_pos), heading_rotation(heading));
         let delta = new_torso * old_torso.inverse();
         for b in &r.bodies {
             if let Some(rb) = self.bodies.get_mut(*b) {
@@ -705,7 +766,9 @@ impl World {
         }
         self.touches.clear();
         self.robot_pairs.clear();
-        let hooks = NoSelfCollision;
+        let hooks = ContactRules {
+            robot_ball_restitution: self.cfg.robot_ball_restitution,
+        };
         for _ in 0..self.cfg.substeps.max(1) {
             self.update_motors();
             self.pipeline.step(
@@ -771,11 +834,21 @@ impl World {
                 let v = r.targets[j];
                 let jd = &r.model.joints[j];
                 let (lo, hi) = (jd.min_deg.to_radians(), jd.max_deg.to_radians());
+                // A moving joint is a pure velocity motor (exactly the
+                // commanded travel per step); a joint commanded to 0 is
+                // held at its reference angle (drift-free brake). The
+                // reference follows the joint while it moves or when the
+                // motor was overpowered, so it never catches up.
                 let mut reference = r.refs[j];
-                if (actual - reference).abs() > resync {
-                    reference = actual;
+                if v != 0.0 || (actual - reference).abs() > resync {
+                    reference = actual.clamp(lo, hi);
                 }
-                r.refs[j] = (reference + v * step_dt).clamp(lo, hi);
+                r.refs[j] = reference;
+                let (stiffness, damping) = if v == 0.0 {
+                    (stiffness, damping)
+                } else {
+                    (0.0, gain)
+                };
                 let data = match r.joints[j] {
                     JointRef::Impulse(jh) => self.impulse_joints.get_mut(jh).map(|ij| &mut ij.data),
                     JointRef::Multibody(mh) => self
@@ -816,7 +889,9 @@ impl World {
             if !pair.has_any_active_contact {
                 continue;
             }
-            if let (Some(a), Some(b)) = (self.robot_of(pair.collider1), self.robot_of(pair.collider2)) {
+            if let (Some(a), Some(b)) =
+                (self.robot_of(pair.collider1), self.robot_of(pair.collider2))
+            {
                 if a != b {
                     self.robot_pairs.insert((a.min(b), a.max(b)));
                 }
@@ -846,7 +921,11 @@ impl World {
                             continue;
                         }
                         acc.touched = true;
-                        let n = if foot_is_1 { -m.data.normal } else { m.data.normal };
+                        let n = if foot_is_1 {
+                            -m.data.normal
+                        } else {
+                            m.data.normal
+                        };
                         for pt in &m.points {
                             let imp = pt.data.impulse;
                             if imp <= 0.0 {
@@ -898,7 +977,9 @@ impl World {
     /// Joint angle in degrees (child relative to parent about the axis,
     /// right-hand rule; agent-protocol.md §2.7). 0 for an unknown joint.
     pub fn joint_angle_deg(&self, h: RobotHandle, joint: usize) -> f32 {
-        self.joint_angle_rad(h, joint).map(f32::to_degrees).unwrap_or(0.0)
+        self.joint_angle_rad(h, joint)
+            .map(f32::to_degrees)
+            .unwrap_or(0.0)
     }
 
     /// Pose of a part in the field frame (identity for an unknown part).
@@ -939,7 +1020,11 @@ impl World {
     /// in the foot's local frame (centre relative to the foot centre);
     /// `None` without contact (agent-protocol.md §3.9). The force is the
     /// normal contact force (see the module notes).
-    pub fn foot_force(&self, h: RobotHandle, sensor: usize) -> Option<(Vector3<f32>, Vector3<f32>)> {
+    pub fn foot_force(
+        &self,
+        h: RobotHandle,
+        sensor: usize,
+    ) -> Option<(Vector3<f32>, Vector3<f32>)> {
         self.robot(h)?.foot_result.get(sensor).copied().flatten()
     }
 

@@ -43,14 +43,20 @@ fn drop_from(name: &str, start_z: f32) -> (f64, f64) {
 fn ball_drop_1m_first_apex() {
     let (apex, ref_apex) = drop_from("a_drop_1m.csv", 1.042);
     eprintln!("drop 1 m: apex centre {apex:.4} (reference {ref_apex:.4})");
-    assert!((apex - ref_apex).abs() <= 0.05, "apex {apex:.4} vs reference {ref_apex:.4}");
+    assert!(
+        (apex - ref_apex).abs() <= 0.05,
+        "apex {apex:.4} vs reference {ref_apex:.4}"
+    );
 }
 
 #[test]
 fn ball_drop_half_metre_first_apex() {
     let (apex, ref_apex) = drop_from("a_drop_0.5m.csv", 0.542);
     eprintln!("drop 0.5 m: apex centre {apex:.4} (reference {ref_apex:.4})");
-    assert!((apex - ref_apex).abs() <= 0.05, "apex {apex:.4} vs reference {ref_apex:.4}");
+    assert!(
+        (apex - ref_apex).abs() <= 0.05,
+        "apex {apex:.4} vs reference {ref_apex:.4}"
+    );
 }
 
 #[test]
@@ -77,6 +83,9 @@ fn ball_roll_decay() {
         let r = ref_speed(k - 1);
         let s = speed(k);
         eprintln!("roll t={t}: speed {s:.3} (reference {r:.3})");
-        assert!((s - r).abs() <= 0.1 * r, "t={t}: speed {s:.3} vs reference {r:.3}");
+        assert!(
+            (s - r).abs() <= 0.1 * r,
+            "t={t}: speed {s:.3} vs reference {r:.3}"
+        );
     }
 }

@@ -81,15 +81,29 @@ fn check_type(m: &RobotModel, parts: &[PartFacts], joints: &[JointFacts], total_
     let t = m.robot_type;
     assert_eq!(m.parts.len(), parts.len(), "type {t}: part count");
     let mass: f64 = m.parts.iter().map(|p| p.mass as f64).sum();
-    assert!((mass - total_mass).abs() < TOL, "type {t}: total mass {mass} vs {total_mass}");
+    assert!(
+        (mass - total_mass).abs() < TOL,
+        "type {t}: total mass {mass} vs {total_mass}"
+    );
     for pf in parts {
         let i = m
             .part_by_name(&pf.name)
             .unwrap_or_else(|| panic!("type {t}: no part {}", pf.name));
         let p = &m.parts[i];
-        assert!((p.mass as f64 - pf.mass).abs() < TOL, "type {t} {}: mass {} vs {}", pf.name, p.mass, pf.mass);
+        assert!(
+            (p.mass as f64 - pf.mass).abs() < TOL,
+            "type {t} {}: mass {} vs {}",
+            pf.name,
+            p.mass,
+            pf.mass
+        );
         let pos = p.pos.map(|x| x as f64);
-        assert!(close(pos, v(pf.pos), TOL), "type {t} {}: pos {pos:?} vs {:?}", pf.name, pf.pos);
+        assert!(
+            close(pos, v(pf.pos), TOL),
+            "type {t} {}: pos {pos:?} vs {:?}",
+            pf.name,
+            pf.pos
+        );
         // Inertia: the facts carry 7 significant digits.
         let inertia = p.inertia.map(|x| x as f64);
         let fi = v(pf.inertia);
@@ -98,7 +112,12 @@ fn check_type(m: &RobotModel, parts: &[PartFacts], joints: &[JointFacts], total_
             "type {t} {}: inertia {inertia:?} vs {fi:?}",
             pf.name
         );
-        assert_eq!(p.collider.is_some(), pf.collider, "type {t} {}: collider", pf.name);
+        assert_eq!(
+            p.collider.is_some(),
+            pf.collider,
+            "type {t} {}: collider",
+            pf.name
+        );
         let _ = (&pf.shape, &pf.dims);
     }
     assert_eq!(m.joints.len(), joints.len(), "type {t}: joint count");
@@ -110,25 +129,50 @@ fn check_type(m: &RobotModel, parts: &[PartFacts], joints: &[JointFacts], total_
         let name = &jf.effector;
         assert_eq!(&*j.perceptor, jf.perceptor, "type {t} {name}: perceptor");
         assert_eq!(&*m.parts[j.child].name, jf.child, "type {t} {name}: child");
-        assert_eq!(&*m.parts[j.parent].name, jf.parent, "type {t} {name}: parent");
+        assert_eq!(
+            &*m.parts[j.parent].name, jf.parent,
+            "type {t} {name}: parent"
+        );
         let anchor = j.anchor.map(|x| x as f64);
-        assert!(close(anchor, v(jf.anchor), TOL), "type {t} {name}: anchor {anchor:?} vs {:?}", jf.anchor);
+        assert!(
+            close(anchor, v(jf.anchor), TOL),
+            "type {t} {name}: anchor {anchor:?} vs {:?}",
+            jf.anchor
+        );
         let aic = j.anchor_in_child(m).map(|x| x as f64);
-        assert!(close(aic, v(jf.anchor_in_child), TOL), "type {t} {name}: anchor in child {aic:?}");
+        assert!(
+            close(aic, v(jf.anchor_in_child), TOL),
+            "type {t} {name}: anchor in child {aic:?}"
+        );
         let aip = j.anchor_in_parent(m).map(|x| x as f64);
-        assert!(close(aip, v(jf.anchor_in_parent), TOL), "type {t} {name}: anchor in parent {aip:?}");
+        assert!(
+            close(aip, v(jf.anchor_in_parent), TOL),
+            "type {t} {name}: anchor in parent {aip:?}"
+        );
         // ODE normalises the axis (the hip axis is written as 0.7071).
         let axis = j.axis.map(|x| x as f64);
-        assert!(close(axis, v(jf.axis).normalize(), TOL), "type {t} {name}: axis {axis:?}");
-        assert!((j.min_deg as f64 - jf.min_deg).abs() < TOL, "type {t} {name}: min");
-        assert!((j.max_deg as f64 - jf.max_deg).abs() < TOL, "type {t} {name}: max");
+        assert!(
+            close(axis, v(jf.axis).normalize(), TOL),
+            "type {t} {name}: axis {axis:?}"
+        );
+        assert!(
+            (j.min_deg as f64 - jf.min_deg).abs() < TOL,
+            "type {t} {name}: min"
+        );
+        assert!(
+            (j.max_deg as f64 - jf.max_deg).abs() < TOL,
+            "type {t} {name}: max"
+        );
         assert!(
             (j.max_speed as f64 - jf.max_speed).abs() < 1e-6 * jf.max_speed.max(1.0) * 2.0,
             "type {t} {name}: max speed {} vs {}",
             j.max_speed,
             jf.max_speed
         );
-        assert!((j.max_torque - 10.0).abs() < 1e-6, "type {t} {name}: torque");
+        assert!(
+            (j.max_torque - 10.0).abs() < 1e-6,
+            "type {t} {name}: torque"
+        );
     }
 }
 
@@ -136,13 +180,21 @@ fn check_type(m: &RobotModel, parts: &[PartFacts], joints: &[JointFacts], total_
 fn every_type_matches_the_reference_facts() {
     let f = facts();
     for tf in &f.robot.types {
-        let mut parts: BTreeMap<String, PartFacts> =
-            f.robot.parts.iter().map(|p| (p.name.clone(), p.clone())).collect();
+        let mut parts: BTreeMap<String, PartFacts> = f
+            .robot
+            .parts
+            .iter()
+            .map(|p| (p.name.clone(), p.clone()))
+            .collect();
         for p in &tf.changed_parts {
             parts.insert(p.name.clone(), p.clone());
         }
-        let mut joints: BTreeMap<String, JointFacts> =
-            f.robot.joints.iter().map(|j| (j.effector.clone(), j.clone())).collect();
+        let mut joints: BTreeMap<String, JointFacts> = f
+            .robot
+            .joints
+            .iter()
+            .map(|j| (j.effector.clone(), j.clone()))
+            .collect();
         for j in tf.changed_joints.iter().chain(&tf.added_joints) {
             joints.insert(j.effector.clone(), j.clone());
         }
@@ -168,7 +220,9 @@ fn nao_rsg_is_type_0_and_bad_types_are_refused() {
         assert!(e.is_err(), "type {bad} accepted");
     }
     assert!(lib.resolve("rsg/agent/nao/nao_hetero.rsg", &[]).is_err());
-    let e = lib.resolve("rsg/agent/soccerbot/soccerbot.rsg", &[]).expect_err("unknown");
+    let e = lib
+        .resolve("rsg/agent/soccerbot/soccerbot.rsg", &[])
+        .expect_err("unknown");
     assert!(e.to_string().contains("soccerbot"), "{e}");
 }
 
@@ -191,6 +245,13 @@ fn perceptor_order_is_depth_first() {
     assert_eq!(names.join(" "), expected);
     assert_eq!(&*m.parts[m.torso].name, "torso");
     assert_eq!(&*m.parts[m.head].name, "head");
-    let visible: Vec<&str> = m.parts.iter().filter_map(|p| p.visible_id.as_deref()).collect();
-    assert_eq!(visible, ["head", "rlowerarm", "llowerarm", "rfoot", "lfoot"]);
+    let visible: Vec<&str> = m
+        .parts
+        .iter()
+        .filter_map(|p| p.visible_id.as_deref())
+        .collect();
+    assert_eq!(
+        visible,
+        ["head", "rlowerarm", "llowerarm", "rfoot", "lfoot"]
+    );
 }

@@ -25,7 +25,10 @@ fn full_speed_moves_7_035_degrees_per_cycle_and_stops_at_the_limit() {
     }
     // Every cycle until the joint nears its limit moves 7.035° ± 1 %.
     for (k, d) in per_cycle.iter().enumerate().take(16) {
-        assert!((d - 7.035).abs() <= 0.07035, "cycle {k}: moved {d:.3}°, expected 7.035° ± 1 %");
+        assert!(
+            (d - 7.035).abs() <= 0.07035,
+            "cycle {k}: moved {d:.3}°, expected 7.035° ± 1 %"
+        );
     }
     // At the limit (120°) it stops: no further progress, no overshoot
     // beyond one cycle's travel.
@@ -36,9 +39,16 @@ fn full_speed_moves_7_035_degrees_per_cycle_and_stops_at_the_limit() {
         })
         .collect();
     for a in &tail {
-        assert!(*a <= max + 7.1 && *a >= max - 1.0, "angle {a:.2} not at the limit {max}");
+        assert!(
+            *a <= max + 7.1 && *a >= max - 1.0,
+            "angle {a:.2} not at the limit {max}"
+        );
     }
-    eprintln!("lae1 per cycle {:?}, at the limit {:?}", &per_cycle[..4], &tail[..3]);
+    eprintln!(
+        "lae1 per cycle {:?}, at the limit {:?}",
+        &per_cycle[..4],
+        &tail[..3]
+    );
 }
 
 #[test]
@@ -54,7 +64,11 @@ fn a_positive_command_turns_the_head_left() {
     w.set_joint_speed(h, j, 1.0);
     w.step();
     let a1 = w.joint_angle_deg(h, j);
-    assert!((a1 - a0 - 1.146).abs() < 0.02, "he1 1.0 for one cycle moved {:.3}°", a1 - a0);
+    assert!(
+        (a1 - a0 - 1.146).abs() < 0.02,
+        "he1 1.0 for one cycle moved {:.3}°",
+        a1 - a0
+    );
     // The head (facing +x) now looks a little towards +y: its left.
     let fwd = w.part_pose(h, m.head).rotation * nalgebra::Vector3::y();
     assert!(fwd.y > 0.0, "head forward {fwd:?}");
@@ -73,7 +87,9 @@ fn zero_commands_hold_the_joints_under_the_robots_weight() {
         w.step();
     }
     let m = w.robot_model(h).clone();
-    let start: Vec<f32> = (0..m.joints.len()).map(|j| w.joint_angle_deg(h, j)).collect();
+    let start: Vec<f32> = (0..m.joints.len())
+        .map(|j| w.joint_angle_deg(h, j))
+        .collect();
     let cycles = 250;
     for _ in 0..cycles {
         w.step();
@@ -81,6 +97,10 @@ fn zero_commands_hold_the_joints_under_the_robots_weight() {
     let seconds = cycles as f32 * 0.02;
     for (j, a0) in start.iter().enumerate() {
         let drift = (w.joint_angle_deg(h, j) - a0).abs() / seconds;
-        assert!(drift < 0.1, "{} drifts {drift:.3}°/s", m.joints[j].perceptor);
+        assert!(
+            drift < 0.1,
+            "{} drifts {drift:.3}°/s",
+            m.joints[j].perceptor
+        );
     }
 }

@@ -7,10 +7,16 @@ use super::util::{model, world_with};
 #[test]
 #[ignore]
 fn probe_stand() {
-    let t: u8 = std::env::var("PT").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let t: u8 = std::env::var("PT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     let cfg = cfg_from_env();
     let mut w = world_with(&cfg);
-    let z0: f32 = std::env::var("PZ").ok().and_then(|s| s.parse().ok()).unwrap_or(0.4);
+    let z0: f32 = std::env::var("PZ")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0.4);
     let h = w.add_robot(model(t), nalgebra::Vector3::new(-5.0, 0.0, z0), 0.0);
     let m = w.robot_model(h).clone();
     for step in 1..=150 {
@@ -46,7 +52,10 @@ fn probe_stand() {
 #[test]
 #[ignore]
 fn probe_motor() {
-    let mut cfg = PhysicsConfig { gravity: 0.0, ..PhysicsConfig::default() };
+    let mut cfg = PhysicsConfig {
+        gravity: 0.0,
+        ..PhysicsConfig::default()
+    };
     if let Some(v) = std::env::var("PMINI").ok().and_then(|s| s.parse().ok()) {
         cfg.min_part_inertia = v;
     }

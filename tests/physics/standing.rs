@@ -20,16 +20,29 @@ fn stand(robot_type: u8) {
         let up = torso.rotation * nalgebra::Vector3::z();
         min_up = min_up.min(up.z);
         if step == 25 {
-            settled = feet.iter().map(|&f| w.part_pose(h, f).translation.vector).collect();
+            settled = feet
+                .iter()
+                .map(|&f| w.part_pose(h, f).translation.vector)
+                .collect();
         }
     }
     let z = w.part_pose(h, m.torso).translation.z as f64;
-    assert!(min_up > 0.99, "type {robot_type}: tilted (up.z min {min_up})");
-    assert!((z - ref_z).abs() < 0.005, "type {robot_type}: torso z {z:.5} vs reference {ref_z:.5}");
+    assert!(
+        min_up > 0.99,
+        "type {robot_type}: tilted (up.z min {min_up})"
+    );
+    assert!(
+        (z - ref_z).abs() < 0.005,
+        "type {robot_type}: torso z {z:.5} vs reference {ref_z:.5}"
+    );
     for (i, &f) in feet.iter().enumerate() {
         let p = w.part_pose(h, f).translation.vector;
         let slide = (p - settled[i]).xy().norm();
-        assert!(slide < 0.01, "type {robot_type}: foot {} slid {slide:.4} m", m.parts[f].name);
+        assert!(
+            slide < 0.01,
+            "type {robot_type}: foot {} slid {slide:.4} m",
+            m.parts[f].name
+        );
     }
     eprintln!("type {robot_type}: torso z {z:.5} (reference {ref_z:.5}), min up.z {min_up:.5}");
 }

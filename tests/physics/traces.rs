@@ -34,9 +34,15 @@ fn falling_forward_matches_the_reference() {
         z[199],
         trace.at(200, "torso_z")
     );
-    assert!(fwd_z < -0.5, "the robot did not fall forward (forward axis z {fwd_z:.3})");
+    assert!(
+        fwd_z < -0.5,
+        "the robot did not fall forward (forward axis z {fwd_z:.3})"
+    );
     let dt = (ours as f64 - ref_down as f64).abs() * 0.02;
-    assert!(dt <= 0.3, "torso on the ground at step {ours}, reference {ref_down} ({dt:.2} s apart)");
+    assert!(
+        dt <= 0.3,
+        "torso on the ground at step {ours}, reference {ref_down} ({dt:.2} s apart)"
+    );
 }
 
 #[test]
@@ -57,7 +63,8 @@ fn kicked_ball_travels_like_the_reference() {
     let dist = (w.ball_position() - start).xy().norm() as f64;
     let rx = trace.column("ball_x");
     let ry = trace.column("ball_y");
-    let ref_dist = ((rx[rx.len() - 1] - -4.84).powi(2) + (ry[ry.len() - 1] - -0.055).powi(2)).sqrt();
+    let ref_dist =
+        ((rx[rx.len() - 1] - -4.84).powi(2) + (ry[ry.len() - 1] - -0.055).powi(2)).sqrt();
     eprintln!("kick: ball travelled {dist:.3} m (reference {ref_dist:.3} m)");
     assert!(
         (dist - ref_dist).abs() <= 0.25 * ref_dist,

@@ -115,7 +115,10 @@ fn numbers_after(payload: &str, key: &str) -> Option<Vector3<f32>> {
     let i = payload.find(&format!("({key} "))?;
     let rest = &payload[i + key.len() + 2..];
     let end = rest.find(')')?;
-    let v: Vec<f32> = rest[..end].split_whitespace().filter_map(|s| s.parse().ok()).collect();
+    let v: Vec<f32> = rest[..end]
+        .split_whitespace()
+        .filter_map(|s| s.parse().ok())
+        .collect();
     (v.len() == 3).then(|| Vector3::new(v[0], v[1], v[2]))
 }
 
@@ -154,7 +157,8 @@ impl Script {
                     }
                 }
                 "monitor" if f[2].starts_with("(ball") => {
-                    s.ball.push((step, numbers_after(f[2], "pos"), numbers_after(f[2], "vel")));
+                    s.ball
+                        .push((step, numbers_after(f[2], "pos"), numbers_after(f[2], "vel")));
                 }
                 _ => {}
             }

@@ -40,13 +40,20 @@ impl TestServer {
     /// Binds free ports and spawns the server.
     pub async fn start(cfg: Config) -> TestServer {
         let agents = TcpListener::bind("127.0.0.1:0").await.expect("bind agents");
-        let monitors = TcpListener::bind("127.0.0.1:0").await.expect("bind monitors");
+        let monitors = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind monitors");
         let agent_addr = agents.local_addr().expect("addr");
         let monitor_addr = monitors.local_addr().expect("addr");
         let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(rcss3d::net::server::run(Arc::new(cfg), agents, monitors, async move {
-            let _ = rx.await;
-        }));
+        let task = tokio::spawn(rcss3d::net::server::run(
+            Arc::new(cfg),
+            agents,
+            monitors,
+            async move {
+                let _ = rx.await;
+            },
+        ));
         TestServer {
             agent_addr,
             monitor_addr,
@@ -129,7 +136,10 @@ impl TestAgent {
             None => {
                 let logs = LOGS.get().map(|_| logs()).unwrap_or_default();
                 let tail: Vec<&str> = logs.lines().rev().take(30).collect();
-                panic!("no frame from the server in time; last log lines:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+                panic!(
+                    "no frame from the server in time; last log lines:\n{}",
+                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                );
             }
         }
     }
@@ -139,7 +149,8 @@ impl TestAgent {
         let deadline = tokio::time::Instant::now() + timeout;
         let got = loop {
             if self.buf.len() >= 4 {
-                let n = u32::from_be_bytes([self.buf[0], self.buf[1], self.buf[2], self.buf[3]]) as usize;
+                let n = u32::from_be_bytes([self.buf[0], self.buf[1], self.buf[2], self.buf[3]])
+                    as usize;
                 if self.buf.len() >= 4 + n {
                     let frame: Vec<u8> = self.buf.drain(..4 + n).skip(4).collect();
                     break String::from_utf8(frame).ok();
@@ -180,20 +191,28 @@ impl TestAgent {
 
     /// scene + wait for the first frame.
     pub async fn create(&mut self, robot_type: u8) -> String {
-        self.send(&format!("(scene rsg/agent/nao/nao_hetero.rsg {robot_type})(syn)")).await;
+        self.send(&format!(
+            "(scene rsg/agent/nao/nao_hetero.rsg {robot_type})(syn)"
+        ))
+        .await;
         self.recv().await
     }
 
     /// scene, init, until the GS with the team arrives; returns (side, unum).
     pub async fn join(&mut self, team: &str, unum: u8, robot_type: u8) -> (String, u8) {
         self.create(robot_type).await;
-        self.send(&format!("(init (unum {unum})(teamname {team}))(syn)")).await;
+        self.send(&format!("(init (unum {unum})(teamname {team}))(syn)"))
+            .await;
         for _ in 0..10 {
             let f = self.recv().await;
             if let Some(i) = f.find("(GS (unum ") {
                 let rest = &f[i + 10..];
                 let n: u8 = rest[..rest.find(')').expect(")")].parse().expect("unum");
-                let side = if rest.contains("(team left)") { "left" } else { "right" };
+                let side = if rest.contains("(team left)") {
+                    "left"
+                } else {
+                    "right"
+                };
                 return (side.to_string(), n);
             }
             self.send("(syn)").await;
@@ -211,14 +230,21 @@ impl TestAgent {
 /// The value of `(time (now X))` in a frame.
 pub fn now(frame: &str) -> f32 {
     let i = frame.find("(time (now ").expect("time") + 11;
-    frame[i..i + frame[i..].find(')').expect(")")].parse().expect("number")
+    frame[i..i + frame[i..].find(')').expect(")")]
+        .parse()
+        .expect("number")
 }
 
 /// The angle of one joint perceptor in a frame.
 pub fn joint(frame: &str, name: &str) -> f32 {
     let key = format!("(HJ (n {name}) (ax ");
-    let i = frame.find(&key).unwrap_or_else(|| panic!("{name} in {frame}")) + key.len();
-    frame[i..i + frame[i..].find(')').expect(")")].parse().expect("number")
+    let i = frame
+        .find(&key)
+        .unwrap_or_else(|| panic!("{name} in {frame}"))
+        + key.len();
+    frame[i..i + frame[i..].find(')').expect(")")]
+        .parse()
+        .expect("number")
 }
 
 /// The sequence of perceptor tags (and HJ/FRP names) in a frame.
@@ -231,7 +257,10 @@ pub fn shape(frame: &str) -> Vec<String> {
         match b[i] {
             b'(' => {
                 if depth == 0 {
-                    let end = frame[i + 1..].find(' ').map(|e| i + 1 + e).unwrap_or(b.len());
+                    let end = frame[i + 1..]
+                        .find(' ')
+                        .map(|e| i + 1 + e)
+                        .unwrap_or(b.len());
                     let tag = &frame[i + 1..end];
                     if tag == "HJ" || tag == "FRP" {
                         let n = frame[end..].find("(n ").map(|k| end + k + 3).expect("name");
@@ -356,7 +385,11 @@ impl AutoSync {
     /// returns owing exactly that frame.
     pub async fn stop_all(group: Vec<AutoSync>) -> Vec<TestAgent> {
         use std::sync::atomic::Ordering;
-        let newest = group.iter().map(|g| g.latest.load(Ordering::Acquire)).max().unwrap_or(0);
+        let newest = group
+            .iter()
+            .map(|g| g.latest.load(Ordering::Acquire))
+            .max()
+            .unwrap_or(0);
         for g in &group {
             g.target.store(newest + 5, Ordering::Release);
         }
