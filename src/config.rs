@@ -88,11 +88,6 @@ pub struct Config {
     /// Seed of the server's single RNG (vision noise, beam noise, referee).
     /// Default 0 = draw a random seed at start (printed and logged).
     pub seed: u64,
-    /// `LabelMessages`: the speaker's team name in `hear`. Default true.
-    pub label_messages: bool,
-    /// `ReportScore`: `sl`/`sr` and the one-time `unum`/`team` in `GS`.
-    /// Default true.
-    pub report_score: bool,
     /// Largest accepted inbound frame from an agent, bytes; bigger frames
     /// close the connection. Default 1 MiB.
     pub max_agent_frame: usize,
@@ -104,8 +99,6 @@ pub struct Config {
     /// Directory of robot model files. Default `models` (relative to the
     /// working directory, falling back to the source tree's `models/`).
     pub models_dir: PathBuf,
-    /// `AgentRadius`: placement height of the torso centre. Default 0.4.
-    pub agent_radius: f32,
     /// The physics world (rapier3d): sub-steps, solver, ball, field scene.
     pub physics: PhysicsConfig,
     /// The camera: view cone, noise, position cheats, interval.
@@ -130,13 +123,10 @@ impl Default for Config {
             sync_grace_frames: 5,
             sync_wait_for_agents: 0,
             seed: 0,
-            label_messages: true,
-            report_score: true,
             max_agent_frame: 1 << 20,
             max_agents: 64,
             agent_queue: 64,
             models_dir: PathBuf::from("models"),
-            agent_radius: 0.4,
             physics: PhysicsConfig::default(),
             vision: VisionConfig::default(),
             rules: RulesConfig::default(),
@@ -193,6 +183,9 @@ impl Config {
         if self.agent_queue == 0 {
             return bad("agent_queue must be >= 1".into());
         }
+        if let Err(e) = self.rules.validate() {
+            return bad(format!("rules: {e}"));
+        }
         Ok(())
     }
 
@@ -209,6 +202,30 @@ impl Config {
             penalty_width: r.penalty_width,
             centre_circle_radius: r.free_kick_distance,
         }
+    }
+
+    /// The monitor configuration with its field values taken from the
+    /// referee's parameters, so monitors show the field the rules use.
+    pub fn monitor_config(&self) -> MonitorConfig {
+        let r = &self.rules;
+        let mut m = self.monitor.clone();
+        let f = &mut m.field;
+        f.field_length = r.field_length;
+        f.field_width = r.field_width;
+        f.field_height = r.field_height;
+        f.goal_width = r.goal_width;
+        f.goal_depth = r.goal_depth;
+        f.goal_height = r.goal_height;
+        f.border_size = r.border_size;
+        f.free_kick_distance = r.free_kick_distance;
+        f.wait_before_kick_off = r.wait_before_kick_off;
+        f.agent_radius = r.agent_radius;
+        f.ball_radius = r.ball_radius;
+        f.ball_mass = r.ball_mass;
+        f.rule_goal_pause_time = r.goal_pause_time;
+        f.rule_kick_in_pause_time = r.kick_in_pause_time;
+        f.rule_half_time = r.half_time;
+        m
     }
 
     /// The models directory, resolved: as configured if it exists, else

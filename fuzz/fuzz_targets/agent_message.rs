@@ -19,14 +19,22 @@ fuzz_target!(|data: &[u8]| {
             | ParseError::UnterminatedString { offset }
             | ParseError::TooDeep { offset } => offset,
         };
-        assert!(offset < data.len(), "error offset {offset} outside a {}-byte payload", data.len());
+        assert!(
+            offset < data.len(),
+            "error offset {offset} outside a {}-byte payload",
+            data.len()
+        );
         let _ = e.to_string();
     }
     for item in &parsed.items {
         let text = item.to_string();
         let again = parse(text.as_bytes());
         assert_eq!(again.error, None, "printed form {text:?} does not parse");
-        assert_eq!(again.items, vec![item.clone()], "printed form {text:?} reads back differently");
+        assert_eq!(
+            again.items,
+            vec![item.clone()],
+            "printed form {text:?} reads back differently"
+        );
     }
     let commands = decode_all(&parsed);
     assert_eq!(commands.len(), parsed.items.len());

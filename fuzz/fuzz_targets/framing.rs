@@ -29,7 +29,10 @@ fn reference(stream: &[u8], max: usize) -> Outcome {
     while rest.len() >= 4 {
         let n = u32::from_be_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
         if n > max {
-            return Outcome { frames, too_big: true };
+            return Outcome {
+                frames,
+                too_big: true,
+            };
         }
         if rest.len() - 4 < n {
             break;
@@ -37,7 +40,10 @@ fn reference(stream: &[u8], max: usize) -> Outcome {
         frames.push(rest[4..4 + n].to_vec());
         rest = &rest[4 + n..];
     }
-    Outcome { frames, too_big: false }
+    Outcome {
+        frames,
+        too_big: false,
+    }
 }
 
 /// Feeds `chunks` to a fresh codec as a socket would deliver them.
@@ -51,13 +57,21 @@ fn decode_chunks<'a>(chunks: impl Iterator<Item = &'a [u8]>, max: usize) -> Outc
             match c.decode(&mut buf) {
                 Ok(Some(f)) => frames.push(f.to_vec()),
                 Ok(None) => break,
-                Err(_) => return Outcome { frames, too_big: true },
+                Err(_) => {
+                    return Outcome {
+                        frames,
+                        too_big: true,
+                    }
+                }
             }
         }
     }
     // End of stream: whatever it says about a partial frame, no panic.
     let _ = c.decode_eof(&mut buf);
-    Outcome { frames, too_big: false }
+    Outcome {
+        frames,
+        too_big: false,
+    }
 }
 
 /// Pseudo-random chunk sizes 1..=64 from a one-byte seed (xorshift).
@@ -80,8 +94,16 @@ fuzz_target!(|data: &[u8]| {
     let stream = &data[3..];
 
     let expected = reference(stream, max);
-    assert_eq!(decode_chunks(std::iter::once(stream), max), expected, "whole stream");
-    assert_eq!(decode_chunks(stream.chunks(1), max), expected, "byte by byte");
+    assert_eq!(
+        decode_chunks(std::iter::once(stream), max),
+        expected,
+        "whole stream"
+    );
+    assert_eq!(
+        decode_chunks(stream.chunks(1), max),
+        expected,
+        "byte by byte"
+    );
     let mut next = chunk_sizes(seed);
     let mut cuts = Vec::new();
     let mut rest = stream;
@@ -90,7 +112,11 @@ fuzz_target!(|data: &[u8]| {
         cuts.push(&rest[..n]);
         rest = &rest[n..];
     }
-    assert_eq!(decode_chunks(cuts.into_iter(), max), expected, "random chunks");
+    assert_eq!(
+        decode_chunks(cuts.into_iter(), max),
+        expected,
+        "random chunks"
+    );
 
     // encode -> decode is the identity for every frame that fits.
     for f in &expected.frames {

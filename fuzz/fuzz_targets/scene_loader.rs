@@ -68,7 +68,11 @@ fuzz_target!(|data: &[u8]| {
         Ok(tree) => {
             let order = tree.depth_first();
             // Every node below the root, once.
-            assert_eq!(order.len() + 1, tree.nodes.len(), "depth_first must visit every node once");
+            assert_eq!(
+                order.len() + 1,
+                tree.nodes.len(),
+                "depth_first must visit every node once"
+            );
             for &i in &order {
                 let _ = tree.enclosing_transform(i);
                 let _ = tree.resolve_path(i, "../x");

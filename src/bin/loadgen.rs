@@ -591,44 +591,47 @@ fn spawn_server(cli: &Cli, bin: &Path, run_flag: Arc<AtomicU8>) -> Result<Server
         }
     }
     cmd.args(&cli.server_args);
-    cmd.stdin(Stdio::null()).stdout(Stdio::null());
+    cmd.stdin(Stdio::null());
+    // The server logs through tracing's default writer (stdout); stderr
+    // carries panics. Both go to --server-log (or nowhere); with --stages
+    // stdout is read here instead and copied to the log file.
+    let log_file = match &cli.server_log {
+        Some(p) => Some(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+        ),
+        None => None,
+    };
+    match &log_file {
+        Some(f) => cmd.stderr(f.try_clone()?),
+        None => cmd.stderr(Stdio::null()),
+    };
     if cli.stages {
         cmd.env("RUST_LOG", "warn,rcss3d::sim::driver=trace");
         cmd.env("NO_COLOR", "1");
-        cmd.stderr(Stdio::piped());
+        cmd.stdout(Stdio::piped());
     } else {
         if std::env::var_os("RUST_LOG").is_none() {
             cmd.env("RUST_LOG", "warn");
         }
-        match &cli.server_log {
-            Some(p) => {
-                cmd.stderr(
-                    std::fs::File::create(p)
-                        .with_context(|| format!("creating {}", p.display()))?,
-                );
-            }
-            None => {
-                cmd.stderr(Stdio::null());
-            }
-        }
+        match &log_file {
+            Some(f) => cmd.stdout(f.try_clone()?),
+            None => cmd.stdout(Stdio::null()),
+        };
     }
     let mut child = cmd
         .spawn()
         .with_context(|| format!("starting {}", bin.display()))?;
     let stages = if cli.stages {
-        let stderr = child.stderr.take().expect("piped stderr");
-        let mut log = match &cli.server_log {
-            Some(p) => Some(std::fs::File::create(p)?),
-            None => None,
-        };
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut log = log_file;
         Some(std::thread::spawn(move || {
             let mut rows = Vec::new();
-            for line in BufReader::new(stderr).lines() {
+            for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
+                if let Some(f) = log.as_mut() {
+                    let _ = writeln!(f, "{line}");
+                }
                 if !line.contains("_us=") {
-                    if let Some(f) = log.as_mut() {
-                        let _ = writeln!(f, "{line}");
-                    }
                     continue;
                 }
                 let fields: Vec<(String, u64)> = strip_ansi(&line)

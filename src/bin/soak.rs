@@ -323,6 +323,26 @@ fn rss_kib(pid: u32) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// CPU seconds (user + system) a process has used so far.
+fn cpu_secs(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may contain spaces).
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = f.get(11)?.parse().ok()?;
+    let stime: f64 = f.get(12)?.parse().ok()?;
+    // USER_HZ is 100 on every Linux this runs on.
+    Some((utime + stime) / 100.0)
+}
+
+/// The 1-minute load average of the machine.
+fn load_avg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
+}
+
 fn median(xs: &[u64]) -> u64 {
     let mut v = xs.to_vec();
     v.sort_unstable();
@@ -924,6 +944,8 @@ async fn main() -> Result<()> {
     let pid = server.pid();
     let mut rss: Vec<u64> = Vec::new();
     let mut crashed: Option<String> = None;
+    let cpu_start = cpu_secs(pid);
+    let load_start = load_avg();
     println!("warm-up done after {:.0} s", warmup.as_secs_f64());
     while Instant::now() < until {
         tokio::time::sleep(
@@ -963,6 +985,16 @@ async fn main() -> Result<()> {
     let rss_end = median(&rss[rss.len() - w..]);
     let rss_max = rss.iter().copied().max().unwrap_or(0);
     let measured = (Instant::now() - measure_from).as_secs_f64();
+    // Server CPU use over the measured part: a server below 50 Hz using
+    // well under one core was starved by the machine, not slow itself.
+    let cpu_share = match (cpu_start, cpu_secs(pid)) {
+        (Some(a), Some(b)) if measured > 0.0 => (b - a) / measured * 100.0,
+        _ => f64::NAN,
+    };
+    let load_end = load_avg();
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let _ = tokio::time::timeout(Duration::from_secs(15), chaos_task).await;
     for t in mon_tasks {
         let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
@@ -1067,6 +1099,10 @@ async fn main() -> Result<()> {
         cycles, measured, rate
     );
     println!(
+        "machine: {cores} cores, load average {load_start} at warm-up, {load_end} at end; \
+         server CPU {cpu_share:.0} % of one core"
+    );
+    println!(
         "late cycles (honest agent frame > 30 ms after the previous): {late} over {} agents",
         agents.len()
     );
@@ -1135,6 +1171,8 @@ async fn main() -> Result<()> {
     println!("RESULT windows_held {held}");
     println!("RESULT windows {windows}");
     println!("RESULT late_cycles {late}");
+    println!("RESULT server_cpu_pct {cpu_share:.1}");
+    println!("RESULT load_avg_end {load_end}");
     println!("RESULT missed_frames {skipped}");
     println!("RESULT max_gap_ms {max_gap_ms:.1}");
     println!("RESULT agents_disconnected_early {}", early.len());

@@ -57,7 +57,11 @@ pub struct MonitorConfig {
     /// that first sent `(auth SECRET)` with this value. Default **none**
     /// (RoboViz cannot authenticate, so it becomes read-only when set).
     pub trainer_secret: Option<String>,
-    /// Field values announced in the environment predicates.
+    /// Field values announced in the environment predicates. Not read from
+    /// the file: the server fills them from the `rules` section
+    /// ([`crate::config::Config::monitor_config`]) so the field is
+    /// described once.
+    #[serde(skip)]
     pub field: FieldParams,
 }
 
@@ -161,10 +165,32 @@ mod tests {
         assert!(cfg.read_only);
         assert_eq!(cfg.log_step, 10);
         assert_eq!(cfg.field, FieldParams::default());
-        let cfg: MonitorConfig =
-            ron::from_str("(log: Some(\"m.log.gz\"), field: (field_length: 9))").unwrap();
+        let cfg: MonitorConfig = ron::from_str("(log: Some(\"m.log.gz\"))").unwrap();
         assert_eq!(cfg.log.as_deref(), Some(std::path::Path::new("m.log.gz")));
-        assert_eq!(cfg.field.field_length, 9.0);
+        // The field comes from the rules section, not from here.
+        assert!(ron::from_str::<MonitorConfig>("(field: (field_length: 9))").is_err());
         assert!(ron::from_str::<MonitorConfig>("(bogus: 1)").is_err());
+    }
+
+    /// The `monitor:` section suggested for conf/server.ron, with every key
+    /// at its default, parses to the defaults.
+    #[test]
+    fn full_section_with_defaults() {
+        let text = r#"(
+            monitor_step: 2,
+            log: None,
+            log_step: 10,
+            log_full_state_secs: 3.0,
+            log_compress: false,
+            summary_path: None,
+            queue_frames: 1,
+            stall_timeout_secs: 0.0,
+            max_command_frame: 65536,
+            max_monitors: 64,
+            read_only: false,
+            trainer_secret: None,
+        )"#;
+        let cfg: MonitorConfig = ron::from_str(text).unwrap();
+        assert_eq!(cfg, MonitorConfig::default());
     }
 }

@@ -335,13 +335,14 @@ fn write_game(
     let g = &snap.game;
     let finite = pred_real(out, "time", g.game_time);
     let sent = &mut state.game;
-    if let Some(name) = &g.team_left {
+    // An empty name counts as not yet known (§3.2: not sent while empty).
+    if let Some(name) = g.team_left.as_ref().filter(|n| !n.is_empty()) {
         if full || sent.team_left.as_deref() != Some(&**name) {
             push_team(out, "team_left", name);
             sent.team_left = Some(name.clone());
         }
     }
-    if let Some(name) = &g.team_right {
+    if let Some(name) = g.team_right.as_ref().filter(|n| !n.is_empty()) {
         if full || sent.team_right.as_deref() != Some(&**name) {
             push_team(out, "team_right", name);
             sent.team_right = Some(name.clone());
@@ -398,9 +399,6 @@ fn push_team(out: &mut String, pred: &str, name: &str) {
     out.push('(');
     out.push_str(pred);
     out.push(' ');
-    if name.is_empty() {
-        out.push('_');
-    }
     for c in name.chars() {
         if c.is_ascii_graphic() && c != '(' && c != ')' {
             out.push(c);
@@ -960,9 +958,9 @@ fn robot_nodes(robot: &RobotSnapshot, e: &mut Emitter<'_>) {
                 );
                 e.close();
                 e.open_trf(&IDENTITY);
-                // The selection marker; the snapshot has no selection yet.
+                // The selection marker.
                 e.smn(
-                    false,
+                    robot.selected,
                     true,
                     "StdUnitCylinder 1 1",
                     [0.2, 0.2, 0.02],

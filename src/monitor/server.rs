@@ -52,8 +52,9 @@ pub type SnapshotReceiver = watch::Receiver<Option<Arc<WorldSnapshot>>>;
 ///
 /// Each connection gets a full state first (as soon as a snapshot exists),
 /// then one message per new snapshot it has room for. Commands go to
-/// `commands` as [`MonitorRequest`]s; a closed command channel closes the
-/// connections' readers but not their writers.
+/// `commands` as [`MonitorRequest`]s. A connection ends when its peer
+/// closes, sends a bad frame, stalls past the configured limit, or when
+/// the snapshot sender or the command receiver is dropped.
 pub async fn serve(
     listener: TcpListener,
     snapshots: SnapshotReceiver,

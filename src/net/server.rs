@@ -194,9 +194,10 @@ pub async fn run(
     };
     info!(seed, "random seed (replay with --seed {seed})");
     let sim = crate::sim::cycle::Simulation::new(cfg.clone(), seed)?;
-    let log = match &cfg.monitor.log {
+    let monitor_cfg = cfg.monitor_config();
+    let log = match &monitor_cfg.log {
         Some(path) => Some(
-            crate::monitor::log::LogWriter::spawn(path, &cfg.monitor, seed)
+            crate::monitor::log::LogWriter::spawn(path, &monitor_cfg, seed)
                 .map_err(|e| ServerError::Log(format!("{}: {e}", path.display())))?,
         ),
         None => None,
@@ -237,7 +238,7 @@ pub async fn run(
         monitors,
         snap_rx,
         mon_tx,
-        Arc::new(cfg.monitor.clone()),
+        Arc::new(monitor_cfg.clone()),
         async move {
             let _ = mon_stop.wait_for(|s| *s).await;
         },
@@ -262,5 +263,15 @@ pub async fn run(
     let _ = stop_tx.send(true);
     let _ = agent_task.await;
     let _ = monitor_task.await;
-    summary.map_err(|_| ServerError::Thread("the simulation thread panicked".into()))
+    let summary = summary.map_err(|_| ServerError::Thread("the simulation thread panicked".into()))?;
+    // The results summary a tournament script wants: stdout, and a file if
+    // configured.
+    let results = crate::monitor::log::MatchSummary::from_snapshot(&summary.last, summary.seed);
+    println!("{}", results.to_text());
+    if let Some(path) = &monitor_cfg.summary_path {
+        if let Err(e) = results.write_file(path) {
+            warn!(path = %path.display(), cause = %e, "cannot write the results summary");
+        }
+    }
+    Ok(summary)
 }

@@ -612,7 +612,7 @@ impl Simulation {
                         side,
                         self.cfg.rules.field_length,
                         self.cfg.rules.field_width,
-                        self.cfg.agent_radius,
+                        self.cfg.rules.agent_radius,
                     );
                     let z = placement_height(&self.cfg, &model);
                     self.world
@@ -681,7 +681,8 @@ impl Simulation {
         }
     }
 
-    fn run_referee(&mut self) {
+    /// What the referee needs to know about every robot with a team.
+    fn robot_facts(&self) -> Vec<RobotFacts> {
         let mut robots = Vec::new();
         for (conn, a) in &self.agents {
             let (Some(side), Some(robot), Some(model)) = (a.side, a.robot, a.model.as_ref()) else {
@@ -705,6 +706,11 @@ impl Simulation {
                 bbox_max: hi,
             });
         }
+        robots
+    }
+
+    fn run_referee(&mut self) {
+        let robots = self.robot_facts();
         let by_handle: BTreeMap<RobotHandle, u32> = self
             .agents
             .iter()
@@ -845,7 +851,7 @@ impl Simulation {
                 }
                 a.announce_identity = false;
             }
-            if self.cfg.report_score {
+            if self.cfg.rules.report_score {
                 text.push_str(" (sl ");
                 push_int(text, i64::from(sl));
                 text.push_str(") (sr ");
@@ -859,7 +865,7 @@ impl Simulation {
             text.push_str("))");
             let heard = std::mem::take(&mut a.heard);
             let label =
-                |t: &Arc<str>| -> Option<Arc<str>> { self.cfg.label_messages.then(|| t.clone()) };
+                |t: &Arc<str>| -> Option<Arc<str>> { self.cfg.rules.label_messages.then(|| t.clone()) };
             if let Some(msg) = &heard.own_copy {
                 let own = a.team.as_ref().and_then(label);
                 hear::write_hear(text, own.as_deref(), game_time, None, msg);
@@ -1052,14 +1058,25 @@ impl Simulation {
     }
 
     fn push_away(&mut self, conn: ConnId) {
-        let Some(h) = self.agents.get(&conn).and_then(|a| a.robot) else {
+        let Some(a) = self.agents.get(&conn) else {
             return;
         };
-        let p = torso_position(&self.world, h);
-        let angle: f32 = self.rng.gen_range(0.0..std::f32::consts::TAU);
-        let dist: f32 = self.rng.gen_range(2.2..4.2);
-        let target = Vector3::new(p.x + dist * angle.cos(), p.y + dist * angle.sin(), p.z);
-        move_keeping_heading(&mut self.world, h, target);
+        if a.side.is_none() || a.robot.is_none() {
+            return;
+        }
+        let robots = self.robot_facts();
+        let facts = WorldFacts {
+            ball: self.world.ball_position(),
+            ball_velocity: self.world.ball_velocity(),
+            ball_touches: &[],
+            robots: &robots,
+            robot_contacts: &[],
+            self_collisions: &[],
+            connected_agents: self.agent_count(),
+            dt: self.cfg.step,
+        };
+        let decisions = self.referee.push_away(&facts, conn as u32, &mut self.rng);
+        self.apply_decisions(decisions);
     }
 
     // ----- snapshot ----------------------------------------------------------
@@ -1099,6 +1116,7 @@ impl Simulation {
                     unum: a.unum,
                     robot_type: model.robot_type,
                     parts,
+                    selected: self.selected == Some(*conn),
                 },
             ));
         }
@@ -1137,7 +1155,7 @@ impl Simulation {
 /// Torso height for placements: `AgentRadius`, raised where a robot type's
 /// straight legs are longer (type 3) so the feet never start in the ground.
 fn placement_height(cfg: &Config, model: &RobotModel) -> f32 {
-    cfg.agent_radius.max(model.standing_height() + 0.005)
+    cfg.rules.agent_radius.max(model.standing_height() + 0.005)
 }
 
 /// Torso centre of a robot in the field frame.

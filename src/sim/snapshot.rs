@@ -76,6 +76,8 @@ pub struct RobotSnapshot {
     pub robot_type: u8,
     /// Every body part in model order, with its world pose.
     pub parts: Vec<PartPose>,
+    /// Selected by a monitor's `(select ...)` (RoboViz shows a marker).
+    pub selected: bool,
 }
 
 /// One body part's world pose.

@@ -100,6 +100,35 @@ fn fcpcodebase_forms() {
     );
     assert_eq!(one("(playMode PlayOn)"), C::PlayMode(PlayMode::PlayOn));
     assert_eq!(one("(time 12.5)"), C::Time(12.5));
+    // Exactly as FCPCodebase's Server_Comm.py formats them (f-strings of
+    // Python/numpy floats; the beam's yaw is rot - 90 on the left side).
+    assert_eq!(
+        one("(agent (unum 3) (team Left) (move -14.0 0.5 0.5 -90.0))"),
+        C::AgentMove {
+            robot: L3,
+            pos: Vector3::new(-14.0, 0.5, 0.5),
+            yaw_deg: -90.0
+        }
+    );
+    assert_eq!(
+        one("(ball (pos -0.0 1e-05 0.042) (vel 0 0 0))"),
+        C::Ball {
+            pos: Some(Vector3::new(-0.0, 1e-5, 0.042)),
+            vel: Some(Vector3::zeros())
+        }
+    );
+    assert_eq!(
+        one("(kill (unum 7) (team Right))"),
+        C::Kill(Some(RobotRef {
+            team: Side::Right,
+            unum: 7
+        }))
+    );
+    assert_eq!(one("(time 68.78)"), C::Time(68.78));
+    assert_eq!(
+        one("(playMode BeforeKickOff)"),
+        C::PlayMode(PlayMode::BeforeKickOff)
+    );
     // Several commands in one frame, with or without separators.
     let v = parse_commands(b"(playMode PlayOn)(ball (pos 0 0 0.042)) (time 3)");
     assert_eq!(v.len(), 3);
@@ -216,4 +245,53 @@ fn bad_commands_are_errors_not_panics() {
     let deep = "(".repeat(60_000);
     assert!(!parse_commands(deep.as_bytes()).is_empty());
     let _ = parse_commands(&vec![b'x'; 70_000]);
+}
+
+mod properties {
+    use proptest::prelude::*;
+    use rcss3d::monitor::client::{validate_message, TrackedScene};
+    use rcss3d::monitor::parse_commands;
+
+    proptest! {
+        /// Untrusted bytes never panic the command decoder.
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let _ = parse_commands(&bytes);
+        }
+
+        /// Nor do command-shaped strings built from the real vocabulary.
+        #[test]
+        fn command_like_text_never_panics(
+            words in proptest::collection::vec(
+                prop_oneof![
+                    Just("("), Just(")"), Just("agent"), Just("team"), Just("unum"),
+                    Just("pos"), Just("move"), Just("ball"), Just("vel"), Just("Left"),
+                    Just("Right"), Just("select"), Just("kill"), Just("score"), Just("left"),
+                    Just("time"), Just("-1"), Just("1e-05"), Just("nan"), Just("300"),
+                    Just("3.5"), Just(" "),
+                ],
+                0..40,
+            )
+        ) {
+            let _ = parse_commands(words.concat().as_bytes());
+        }
+
+        /// A client fed a corrupted server message reports an error; it
+        /// never panics.
+        #[test]
+        fn corrupted_messages_never_panic_the_client(cut in 0usize..4000, byte in any::<u8>()) {
+            let snap = crate::util::snapshot(0, [0.0, 0.0], vec![]);
+            let b = rcss3d::monitor::FrameBuilder::new(&Default::default());
+            let mut st = rcss3d::monitor::ConsumerState::new();
+            let mut msg = String::new();
+            b.write(&mut st, &snap, &mut msg);
+            let mut bytes = msg.into_bytes();
+            let i = cut % bytes.len();
+            bytes[i] = byte;
+            if let Ok(text) = String::from_utf8(bytes) {
+                let _ = validate_message(&text);
+                let _ = TrackedScene::default().apply(&text);
+            }
+        }
+    }
 }
