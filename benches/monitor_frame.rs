@@ -68,6 +68,7 @@ fn world(shift: f32) -> WorldSnapshot {
                 unum,
                 robot_type: unum % 4,
                 parts,
+                selected: false,
             });
         }
     }

@@ -123,11 +123,13 @@ fn issue7_scene_type_arg_deep_eval_through_a_real_agent() {
                 .expect("runtime");
             rt.block_on(async {
                 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-                let mut cfg = rcss3d::config::Config::default();
-                cfg.bind = [127, 0, 0, 1].into();
-                cfg.sync_mode = false;
-                cfg.real_time = true;
-                cfg.seed = 7;
+                let cfg = rcss3d::config::Config {
+                    bind: [127, 0, 0, 1].into(),
+                    sync_mode: false,
+                    real_time: true,
+                    seed: 7,
+                    ..Default::default()
+                };
                 let agents = tokio::net::TcpListener::bind("127.0.0.1:0")
                     .await
                     .expect("bind");
@@ -185,7 +187,7 @@ fn issue7_scene_type_arg_deep_eval_through_a_real_agent() {
 fn issue7_agent_sexp_deep_nesting_is_an_error() {
     isolated("issue7_agent_sexp_deep_nesting_is_an_error", || {
         let mut deep = "(a ".repeat(1_000_000).into_bytes();
-        deep.extend(std::iter::repeat(b')').take(1_000_000));
+        deep.extend(std::iter::repeat_n(b')', 1_000_000));
         let p = on_server_sized_stack(move || {
             let p = parse(&deep);
             let _ = decode_all(&p);
@@ -199,7 +201,7 @@ fn issue7_agent_sexp_deep_nesting_is_an_error() {
 fn issue7_monitor_command_deep_nesting_is_an_error() {
     isolated("issue7_monitor_command_deep_nesting_is_an_error", || {
         let mut deep = "(ball ".repeat(1_000_000).into_bytes();
-        deep.extend(std::iter::repeat(b')').take(1_000_000));
+        deep.extend(std::iter::repeat_n(b')', 1_000_000));
         let errs = on_server_sized_stack(move || {
             parse_commands(&deep).iter().filter(|r| r.is_err()).count()
         });

@@ -86,6 +86,10 @@ struct Cli {
     /// Frames measured (after all agents are on the field and the warm-up).
     #[arg(long, default_value_t = 3000)]
     cycles: u64,
+    /// Measure for this many seconds of wall time instead of --cycles
+    /// frames (for long real-time runs).
+    #[arg(long)]
+    seconds: Option<f64>,
     /// Frames skipped after the last agent is on the field before measuring.
     #[arg(long, default_value_t = 50)]
     warmup: u64,
@@ -243,6 +247,9 @@ struct Mark {
 struct Shared {
     n: usize,
     cycles: u64,
+    seconds: Option<f64>,
+    /// Frames in the window, set by the clock agent when it closes it.
+    measured: std::sync::atomic::AtomicU64,
     warmup: u64,
     ready: AtomicUsize,
     /// 0 = starting/warm-up, 1 = measuring, 2 = stop.
@@ -445,6 +452,7 @@ fn agent_body(
     let clock = spec.index == 0;
     let mut k: usize = 0;
     let mut warm = 0u64;
+    let mut window_start: Option<Instant> = None;
     let mut measured = 0u64;
     let mut last_at: Option<Instant> = None;
     let mut last_t: Option<f64> = None;
@@ -486,6 +494,7 @@ fn agent_body(
                 PHASE_WARMUP if shared.ready.load(Ordering::Acquire) == shared.n => {
                     warm += 1;
                     if warm >= shared.warmup {
+                        window_start = Some(at);
                         *shared.start.lock().unwrap() = Some(mark(shared, t));
                         last_at = Some(at);
                         last_t = t;
@@ -494,7 +503,12 @@ fn agent_body(
                 }
                 PHASE_MEASURE => {
                     measured += 1;
-                    if measured >= shared.cycles {
+                    let done = match (shared.seconds, window_start) {
+                        (Some(limit), Some(t0)) => (at - t0).as_secs_f64() >= limit,
+                        _ => measured >= shared.cycles,
+                    };
+                    if done {
+                        shared.measured.store(measured, Ordering::Release);
                         *shared.end.lock().unwrap() = Some(mark(shared, t));
                         shared.phase.store(PHASE_STOP, Ordering::Release);
                         break;
@@ -771,6 +785,8 @@ fn drive(
     let shared = Arc::new(Shared {
         n,
         cycles: cli.cycles.max(1),
+        seconds: cli.seconds.filter(|s| *s > 0.0),
+        measured: std::sync::atomic::AtomicU64::new(0),
         warmup: cli.warmup,
         ready: AtomicUsize::new(0),
         phase: AtomicU8::new(PHASE_WARMUP),
@@ -841,7 +857,7 @@ fn drive(
         .clone()
         .ok_or_else(|| anyhow!("measuring window not closed"))?;
     let wall = (end.at - start.at).as_secs_f64();
-    let cycles = shared.cycles;
+    let cycles = shared.measured.load(Ordering::Acquire).max(1);
     let sim_cycles = match (start.sim_time, end.sim_time) {
         (Some(a), Some(b)) => Some(((b - a) / STEP).round()),
         _ => None,
@@ -1069,10 +1085,13 @@ fn main() -> Result<()> {
     if table.len() > 1 || cli.runs > 1 {
         println!();
         println!(
-            "SUMMARY ({} mode, median of {} run(s) each, {} frames measured)",
+            "SUMMARY ({} mode, median of {} run(s) each, {} measured)",
             mode_name(&cli),
             cli.runs.max(1),
-            cli.cycles
+            match cli.seconds {
+                Some(s) => format!("{s} s"),
+                None => format!("{} frames", cli.cycles),
+            }
         );
         println!("| agents | cycles/s | server CPU ms/cycle | CPU % of one core | peak RSS MB | on field s | late frames |");
         println!("|---:|---:|---:|---:|---:|---:|---:|");

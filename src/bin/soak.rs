@@ -617,7 +617,7 @@ async fn chaos_action(
             // Just under the default 1 MiB limit: one long say.
             let n = rng.gen_range(100_000..1_000_000);
             let mut m = b"(say ".to_vec();
-            m.extend(std::iter::repeat(b'a').take(n));
+            m.extend(std::iter::repeat_n(b'a', n));
             m.push(b')');
             s.write_all(&frame(&m)).await?;
             let _ = tokio::time::timeout(Duration::from_millis(300), recv(&mut s)).await;
@@ -836,7 +836,7 @@ async fn main() -> Result<()> {
     if cli.agents > 22 {
         bail!("at most 22 honest agents (11 per team)");
     }
-    if !(cli.minutes > 0.0) {
+    if cli.minutes.is_nan() || cli.minutes <= 0.0 {
         bail!("--minutes must be positive");
     }
     let run = Duration::from_secs_f64(cli.minutes * 60.0);
@@ -958,7 +958,7 @@ async fn main() -> Result<()> {
         }
         let now_rss = rss_kib(pid).unwrap_or(0);
         rss.push(now_rss);
-        if rss.len() % 10 == 0 {
+        if rss.len().is_multiple_of(10) {
             println!(
                 "  t={:>5.0} s  RSS {:>7} KiB  agent1 frames {:>7}  monitors {}/{}  chaos {}",
                 start.elapsed().as_secs_f64(),

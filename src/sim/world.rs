@@ -56,7 +56,8 @@ pub struct PhysicsConfig {
     pub substeps: usize,
     /// Rapier solver iterations (TGS sub-steps) per rapier step. Default 4.
     pub solver_iterations: usize,
-    /// Internal PGS iterations per solver iteration. Default 1.
+    /// Internal PGS iterations per solver iteration. Default 2 (1 lets the
+    /// hip joints of a standing robot drift by ~0.15°/s).
     pub internal_pgs_iterations: usize,
     /// Gravity along −z, m/s². Default 9.81.
     pub gravity: f32,
@@ -67,15 +68,18 @@ pub struct PhysicsConfig {
     /// acceleration-based motor model; larger = closer to a hard velocity
     /// constraint). Default 1000.
     pub motor_gain: f32,
-    /// Position anchoring of the motors: each cycle the motor also pulls
-    /// the joint towards a reference angle that advances by
-    /// `command × cycle`, removing the slow drift of the iterative solver
-    /// (0 = pure velocity motor; 1 = full correction in one cycle).
+    /// Position anchoring of joints commanded to 0: the motor also pulls
+    /// the joint back to the angle where it stopped, removing the slow
+    /// drift of the iterative solver (0 = pure velocity brake; 1 = full
+    /// correction in one step). A moving joint is a pure velocity motor.
     /// Default 0.5.
     pub motor_anchor_erp: f32,
-    /// When the joint lags its reference by more than this (rad) — the
-    /// motor was overpowered — the reference is reset to the actual angle,
-    /// so a joint never "catches up" (as in the reference). Default 0.02.
+    /// When a joint commanded to 0 is pushed further than this (rad) from
+    /// its held angle — the motor was overpowered — the held angle is reset
+    /// to the actual one, so the joint does not spring back (as in the
+    /// reference). Smaller pushes are undone at up to the motor torque.
+    /// Default 0.2 (a type-3 beam 4 cm into the ground rolls the ankles by
+    /// up to ~10°; they must recover).
     pub motor_anchor_resync: f32,
     /// Apply the 0.7.3 rule: ignore a speed command while the joint is not
     /// strictly inside its limits. Default false (0.7.1 behaviour).
@@ -112,9 +116,8 @@ pub struct PhysicsConfig {
     /// Penetration allowed before correction, m (the reference's surface
     /// layer). Default 0.001.
     pub allowed_linear_error: f32,
-    /// Maximum speed at which penetrations are corrected, m/s. Types 1
-    /// and 3 are beamed with their soles 2-4 cm below the ground; a gentle
-    /// push-out keeps their ankles from being rolled. Default 0.5.
+    /// Maximum speed at which penetrations are corrected, m/s (rapier's
+    /// default; the reference has no cap). Default 10.
     pub max_corrective_velocity: f32,
     /// Let bodies sleep when idle. Default false.
     pub allow_sleep: bool,
@@ -142,7 +145,7 @@ impl Default for PhysicsConfig {
             joint_kind: JointKind::Multibody,
             motor_gain: 1000.0,
             motor_anchor_erp: 0.5,
-            motor_anchor_resync: 0.02,
+            motor_anchor_resync: 0.2,
             ignore_commands_outside_range: false,
             robot_friction: 1.0,
             ball_friction: 1.0,
@@ -157,7 +160,7 @@ impl Default for PhysicsConfig {
             contact_natural_frequency: 30.0,
             contact_damping_ratio: 5.0,
             allowed_linear_error: 0.001,
-            max_corrective_velocity: 0.5,
+            max_corrective_velocity: 10.0,
             allow_sleep: false,
             min_part_inertia: 0.0,
             stabilization_iterations: 2,
@@ -912,10 +915,11 @@ impl World {
                         continue;
                     }
                     let foot_is_1 = pair.collider1 == ch;
-                    let Some(c1) = self.colliders.get(pair.collider1) else {
+                    // Contact points on the foot's own surface.
+                    let Some(foot_collider) = self.colliders.get(ch) else {
                         continue;
                     };
-                    let c1_pose = *c1.position();
+                    let fc_pose = *foot_collider.position();
                     for m in &pair.manifolds {
                         if m.data.solver_contacts.is_empty() {
                             continue;
@@ -932,7 +936,7 @@ impl World {
                                 continue;
                             }
                             let f_world = n * imp;
-                            let p_world = c1_pose * pt.local_p1;
+                            let p_world = fc_pose * if foot_is_1 { pt.local_p1 } else { pt.local_p2 };
                             let p_local = foot_pose.inverse_transform_point(&p_world);
                             acc.force += foot_pose.rotation.inverse_transform_vector(&f_world);
                             acc.weighted_point += p_local.coords * imp;

@@ -76,6 +76,7 @@ pub fn robot(
         unum,
         robot_type,
         parts,
+        selected: false,
     }
 }
 

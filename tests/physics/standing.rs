@@ -71,3 +71,45 @@ fn type3_stands() {
 fn type4_stands() {
     stand(4);
 }
+
+/// The FRP of both feet sums to the robot's weight (±5 %) and the ACC the
+/// server computes from the torso velocity reads (0, 0, 9.81).
+#[test]
+fn foot_forces_carry_the_weight_and_acc_reads_gravity() {
+    let mut w = world();
+    let h = reference_setup(&mut w, 0);
+    let m = w.robot_model(h).clone();
+    for _ in 0..100 {
+        w.step();
+    }
+    let weight = m.total_mass() * 9.81;
+    let mut v_prev = w.torso_linvel(h);
+    let mut last = (0.0, 0.0);
+    let mut last_acc = nalgebra::Vector3::zeros();
+    for _ in 0..50 {
+        w.step();
+        let mut fz = 0.0;
+        for (s, sensor) in m.foot_sensors.iter().enumerate() {
+            let (c, f) = w
+                .foot_force(h, s)
+                .unwrap_or_else(|| panic!("{} reports no contact", sensor.name));
+            // A flat sole: the centre of pressure lies on the sole, 1 cm
+            // below the foot centre.
+            assert!((c.z + 0.01).abs() < 0.003, "{}: c {c:?}", sensor.name);
+            fz += f.z;
+        }
+        assert!((fz - weight).abs() <= 0.05 * weight, "FRP sum {fz:.2} N vs weight {weight:.2} N");
+        last = (fz, weight);
+        let v = w.torso_linvel(h);
+        let r = w.part_pose(h, m.torso).rotation;
+        let acc = r.inverse() * ((v - v_prev) / 0.02 - nalgebra::Vector3::new(0.0, 0.0, -9.81));
+        v_prev = v;
+        last_acc = acc;
+        // 0.25 m/s² ≈ gravity seen through a 1.5° tilt.
+        assert!(
+            (acc - nalgebra::Vector3::new(0.0, 0.0, 9.81)).norm() < 0.25,
+            "ACC {acc:?}"
+        );
+    }
+    eprintln!("FRP sum {:.2} N (weight {:.2} N), ACC {last_acc:.3?}", last.0, last.1);
+}
