@@ -73,7 +73,8 @@ async fn play(server: &Server, cycles: usize) -> TestAgent {
     a.send("(beam -2 0 0)(syn)").await;
     a.recv().await;
     for i in 0..cycles {
-        a.cycle(&format!("(he1 {:.3})", (i as f32 * 0.1).sin())).await;
+        a.cycle(&format!("(he1 {:.3})", (i as f32 * 0.1).sin()))
+            .await;
     }
     a
 }
@@ -92,14 +93,20 @@ async fn sigterm_completes_the_log_and_exits_zero() {
         if let Some(code) = server.child.try_wait().expect("wait") {
             break code;
         }
-        assert!(start.elapsed() < Duration::from_secs(2), "server did not exit within 2 s of SIGTERM");
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "server did not exit within 2 s of SIGTERM"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     assert!(code.success(), "exit status {code:?}");
     let text = std::fs::read_to_string(&server.log).expect("log");
     check_log(&text).unwrap_or_else(|e| panic!("log invalid: {e}"));
     let last = text.lines().last().expect("lines");
-    assert!(last.contains("(RSG 0 1)"), "the log ends with a final full state");
+    assert!(
+        last.contains("(RSG 0 1)"),
+        "the log ends with a final full state"
+    );
     let _ = std::fs::remove_dir_all(&server.dir);
 }
 

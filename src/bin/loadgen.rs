@@ -610,9 +610,9 @@ fn spawn_server(cli: &Cli, bin: &Path, run_flag: Arc<AtomicU8>) -> Result<Server
     // carries panics. Both go to --server-log (or nowhere); with --stages
     // stdout is read here instead and copied to the log file.
     let log_file = match &cli.server_log {
-        Some(p) => Some(
-            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
-        ),
+        Some(p) => {
+            Some(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?)
+        }
         None => None,
     };
     match &log_file {

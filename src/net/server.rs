@@ -263,7 +263,8 @@ pub async fn run(
     let _ = stop_tx.send(true);
     let _ = agent_task.await;
     let _ = monitor_task.await;
-    let summary = summary.map_err(|_| ServerError::Thread("the simulation thread panicked".into()))?;
+    let summary =
+        summary.map_err(|_| ServerError::Thread("the simulation thread panicked".into()))?;
     // The results summary a tournament script wants: stdout, and a file if
     // configured.
     let results = crate::monitor::log::MatchSummary::from_snapshot(&summary.last, summary.seed);

@@ -864,8 +864,9 @@ impl Simulation {
             text.push_str(mode.name());
             text.push_str("))");
             let heard = std::mem::take(&mut a.heard);
-            let label =
-                |t: &Arc<str>| -> Option<Arc<str>> { self.cfg.rules.label_messages.then(|| t.clone()) };
+            let label = |t: &Arc<str>| -> Option<Arc<str>> {
+                self.cfg.rules.label_messages.then(|| t.clone())
+            };
             if let Some(msg) = &heard.own_copy {
                 let own = a.team.as_ref().and_then(label);
                 hear::write_hear(text, own.as_deref(), game_time, None, msg);

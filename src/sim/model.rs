@@ -211,11 +211,14 @@ impl RobotModel {
     }
 }
 
+/// Models already built, by (scene path, arguments).
+type ModelCache = BTreeMap<(String, Vec<String>), Arc<RobotModel>>;
+
 /// The robot model files of one directory, read at run time.
 #[derive(Debug)]
 pub struct ModelLibrary {
     scenes: SceneLibrary,
-    cache: Mutex<BTreeMap<(String, Vec<String>), Arc<RobotModel>>>,
+    cache: Mutex<ModelCache>,
 }
 
 impl ModelLibrary {
@@ -242,9 +245,9 @@ impl ModelLibrary {
     }
 
     /// Resolves an agent's `(scene <path> [args])`:
-    /// `rsg/agent/nao/nao.rsg` = type 0, `rsg/agent/nao/nao_hetero.rsg`
-    /// + `N` (0-4) = type N. An unknown path or a bad type is an error with
-    /// a clear message.
+    /// `rsg/agent/nao/nao.rsg` is type 0, `rsg/agent/nao/nao_hetero.rsg`
+    /// with argument `N` (0-4) is type N. An unknown path or a bad type is
+    /// an error with a clear message.
     pub fn resolve(
         &self,
         scene_path: &str,
@@ -459,7 +462,7 @@ fn build_model(scene: &str, tree: &SceneTree) -> Result<RobotModel, SceneError> 
             })
             .ok_or_else(|| n.error("missing setBoxTotal/setSphereTotal/setCapsuleTotal"))?;
         let (mass, mass_shape) = shape_from_mass_call(mass_call)?;
-        if !(mass > 0.0) {
+        if mass <= 0.0 {
             return Err(mass_call.error("mass must be positive"));
         }
         let tn = &tree.nodes[tr];
@@ -619,10 +622,10 @@ fn build_model(scene: &str, tree: &SceneTree) -> Result<RobotModel, SceneError> 
                 let perceptor =
                     perceptor.ok_or_else(|| n.error("missing a named HingePerceptor"))?;
                 let effector = effector.ok_or_else(|| n.error("missing a named HingeEffector"))?;
-                if joints
-                    .iter()
-                    .any(|j| &*j.effector == effector || &*j.perceptor == perceptor)
-                {
+                if joints.iter().any(|j| {
+                    j.effector.as_ref() == effector.as_str()
+                        || j.perceptor.as_ref() == perceptor.as_str()
+                }) {
                     return Err(n.error(format!("duplicate joint name {perceptor}/{effector}")));
                 }
                 joint_node.insert(i, joints.len());

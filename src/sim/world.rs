@@ -353,7 +353,7 @@ fn read_field(tree: &SceneTree, scene: &str) -> Result<FieldDesc, SceneError> {
                     return Err(bn.error("a second dynamic body in the field scene"));
                 }
                 let mass = c.num(0)? as f32;
-                if !(mass > 0.0) {
+                if mass <= 0.0 {
                     return Err(c.error("mass must be positive"));
                 }
                 field.ball = Some(BallDesc {
@@ -936,7 +936,8 @@ impl World {
                                 continue;
                             }
                             let f_world = n * imp;
-                            let p_world = fc_pose * if foot_is_1 { pt.local_p1 } else { pt.local_p2 };
+                            let p_world =
+                                fc_pose * if foot_is_1 { pt.local_p1 } else { pt.local_p2 };
                             let p_local = foot_pose.inverse_transform_point(&p_world);
                             acc.force += foot_pose.rotation.inverse_transform_vector(&f_world);
                             acc.weighted_point += p_local.coords * imp;

@@ -98,7 +98,10 @@ fn foot_forces_carry_the_weight_and_acc_reads_gravity() {
             assert!((c.z + 0.01).abs() < 0.003, "{}: c {c:?}", sensor.name);
             fz += f.z;
         }
-        assert!((fz - weight).abs() <= 0.05 * weight, "FRP sum {fz:.2} N vs weight {weight:.2} N");
+        assert!(
+            (fz - weight).abs() <= 0.05 * weight,
+            "FRP sum {fz:.2} N vs weight {weight:.2} N"
+        );
         last = (fz, weight);
         let v = w.torso_linvel(h);
         let r = w.part_pose(h, m.torso).rotation;
@@ -111,5 +114,8 @@ fn foot_forces_carry_the_weight_and_acc_reads_gravity() {
             "ACC {acc:?}"
         );
     }
-    eprintln!("FRP sum {:.2} N (weight {:.2} N), ACC {last_acc:.3?}", last.0, last.1);
+    eprintln!(
+        "FRP sum {:.2} N (weight {:.2} N), ACC {last_acc:.3?}",
+        last.0, last.1
+    );
 }

@@ -102,13 +102,16 @@ impl Trace {
     }
 }
 
+/// A trainer ball command: (step, position, velocity).
+pub type BallCommand = (usize, Option<Vector3<f32>>, Option<Vector3<f32>>);
+
 /// The scenario commands of a `.sent.txt` file from step 0 on: per step,
 /// the agent's effector commands and the monitor's ball placement.
 pub struct Script {
     /// (step, effector, value)
     pub effectors: Vec<(usize, String, f32)>,
     /// (step, position, velocity)
-    pub ball: Vec<(usize, Option<Vector3<f32>>, Option<Vector3<f32>>)>,
+    pub ball: Vec<BallCommand>,
 }
 
 fn numbers_after(payload: &str, key: &str) -> Option<Vector3<f32>> {
