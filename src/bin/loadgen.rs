@@ -961,6 +961,11 @@ fn mode_name(cli: &Cli) -> &'static str {
     }
 }
 
+/// Whether the server paces cycles by the wall clock (late cycles count).
+fn paced(cli: &Cli) -> bool {
+    cli.realtime || !cli.sync
+}
+
 fn opt(v: Option<f64>, digits: usize) -> String {
     v.map(|x| format!("{x:.digits$}"))
         .unwrap_or_else(|| "n/a".into())
@@ -1004,14 +1009,21 @@ fn print_run(cli: &Cli, r: &RunResult, run: usize) {
         "   on the field      {:.3} s after the first connection (connections spread over {:.3} s)",
         r.on_field_s, r.connect_spread_s
     );
-    println!(
-        "   frame gaps        {} late (> {:.0} ms) in {} agent(s), max gap {:.1} ms, {} skipped server cycles",
-        r.late_gaps,
-        STEP * LATE_FACTOR * 1000.0,
-        r.agents_late,
-        r.max_gap_ms,
-        r.skipped_cycles
-    );
+    if paced(cli) {
+        println!(
+            "   late cycles       {} frame gaps > {:.0} ms in {} agent(s), max gap {:.1} ms, {} skipped server cycles",
+            r.late_gaps,
+            STEP * LATE_FACTOR * 1000.0,
+            r.agents_late,
+            r.max_gap_ms,
+            r.skipped_cycles
+        );
+    } else {
+        println!(
+            "   frame gaps        max {:.1} ms (sync mode without the real-time timer: gaps are not late cycles)",
+            r.max_gap_ms
+        );
+    }
     println!(
         "   loadgen           {:.1} % of one core; largest frame {} bytes",
         r.loadgen_cpu_pct, r.max_frame_bytes
@@ -1030,7 +1042,7 @@ fn print_run(cli: &Cli, r: &RunResult, run: usize) {
         opt(r.cpu_pct, 1),
         opt(r.hwm_kb.map(|k| k as f64 / 1024.0), 1),
         r.on_field_s,
-        r.late_gaps,
+        if paced(cli) { r.late_gaps.to_string() } else { "-".into() },
         r.max_gap_ms,
         r.skipped_cycles,
         r.loadgen_cpu_pct
@@ -1106,7 +1118,11 @@ fn main() -> Result<()> {
                 opt(m(&|r| r.cpu_pct), 1),
                 opt(m(&|r| r.hwm_kb.map(|k| k as f64 / 1024.0)), 1),
                 opt(m(&|r| Some(r.on_field_s)), 3),
-                opt(m(&|r| Some(r.late_gaps as f64)), 0),
+                if paced(&cli) {
+                    opt(m(&|r| Some(r.late_gaps as f64)), 0)
+                } else {
+                    "-".into()
+                },
             );
         }
     }

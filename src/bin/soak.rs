@@ -196,6 +196,53 @@ impl Server {
         }
     }
 
+    /// Every thread's stack of the server process, through gdb when it is
+    /// installed (binary mode only; the in-process server shares our pid).
+    async fn stacks(&self) -> Option<String> {
+        let Server::Child { pid, .. } = self else {
+            return None;
+        };
+        let exe = format!("/proc/{pid}/exe");
+        let out = tokio::time::timeout(
+            Duration::from_secs(60),
+            tokio::process::Command::new("gdb")
+                .args([
+                    "-batch",
+                    "-p",
+                    &pid.to_string(),
+                    "-ex",
+                    "thread apply all bt 20",
+                    &exe,
+                ])
+                .stdin(Stdio::null())
+                .output(),
+        )
+        .await
+        .ok()?
+        .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        Some(
+            text.lines()
+                .filter(|l| l.starts_with('#') || l.starts_with("Thread"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
+    }
+
+    /// Ends the server at once (runaway). In-process, that means this
+    /// whole process.
+    async fn kill(&mut self) {
+        match self {
+            Server::Child { child, .. } => {
+                let _ = child.kill().await;
+            }
+            Server::InProcess { .. } => {
+                println!("RESULT ok false");
+                std::process::exit(2);
+            }
+        }
+    }
+
     fn pid(&self) -> u32 {
         match self {
             Server::Child { pid, .. } => *pid,
@@ -958,6 +1005,21 @@ async fn main() -> Result<()> {
         }
         let now_rss = rss_kib(pid).unwrap_or(0);
         rss.push(now_rss);
+        // A runaway (seen once: the physics broad phase allocating without
+        // end) must not take the shared machine down: stop at 2 GiB or
+        // 50 times the first sample, with the server's stacks for the report.
+        let first = rss.first().copied().unwrap_or(now_rss);
+        if now_rss > (2u64 << 20).max(first.saturating_mul(50)) {
+            println!(
+                "RUNAWAY: server RSS {now_rss} KiB (first sample {first} KiB); stopping the run"
+            );
+            if let Some(stacks) = server.stacks().await {
+                println!("server stacks at the runaway:\n{stacks}");
+            }
+            crashed = Some(format!("runaway memory: RSS {now_rss} KiB"));
+            server.kill().await;
+            break;
+        }
         if rss.len().is_multiple_of(10) {
             println!(
                 "  t={:>5.0} s  RSS {:>7} KiB  agent1 frames {:>7}  monitors {}/{}  chaos {}",

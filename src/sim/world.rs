@@ -8,16 +8,21 @@
 //! random generator. Robots are kept in a `BTreeMap` so that every pass
 //! over them runs in handle order (deterministic).
 //!
-//! Engine choices (see also [`PhysicsConfig`]):
-//! * one cycle = `substeps` rapier steps of `0.02 / substeps` s, each with
-//!   `solver_iterations` TGS sub-iterations; joint speed targets and drag
-//!   are held constant over the cycle;
-//! * hinges as impulse joints (default) or as multibody joints with the
-//!   torso as root ([`JointKind`]);
-//! * motors: rapier velocity motors (acceleration-based model, high gain)
-//!   limited to the model's maximum torque (10 N·m); plain hard limits;
+//! Engine choices (see also [`PhysicsConfig`] for every default):
+//! * one cycle = `substeps` (2) rapier steps of `0.02 / substeps` s, each
+//!   with `solver_iterations` (4) TGS sub-iterations of
+//!   `internal_pgs_iterations` (2); speed targets are held over the cycle;
+//! * hinges as multibody (reduced-coordinate) joints with the torso as
+//!   root (default) or as impulse joints ([`JointKind`]); impulse joints
+//!   cannot make the 1e-6 kg·m² link bodies follow their motors;
+//! * motors: rapier velocity motors limited to the model's 10 N·m; a joint
+//!   commanded to 0 is additionally held at the angle where it stopped
+//!   (drift-free brake); plain hard limits (no stop bounce);
 //! * no self-collision: a contact filter hook drops pairs of one robot;
+//!   the same hook sets the robot-ball restitution;
 //! * drag as rapier damping coefficients (linear exact, angular capped);
+//! * friction: Coulomb with μ = 1 (the reference has unbounded friction
+//!   with force-dependent slip);
 //! * sleeping disabled for robots and ball.
 
 use std::collections::{BTreeMap, BTreeSet};

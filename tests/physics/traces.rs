@@ -71,3 +71,51 @@ fn kicked_ball_travels_like_the_reference() {
         "ball travelled {dist:.3} m, reference {ref_dist:.3} m"
     );
 }
+
+/// A robot lying on the ground is placed upright elsewhere (referee
+/// repositioning): it lands on its feet without exploding or sinking.
+#[test]
+fn placing_a_fallen_robot_does_not_explode() {
+    let script = Script::load("e_fall_forward.sent.txt");
+    let mut w = world();
+    let h = reference_setup(&mut w, 0);
+    for step in 0..120 {
+        script.apply(&mut w, h, step);
+        w.step();
+    }
+    let m = w.robot_model(h).clone();
+    // Joints are kept; zero them first so that it can stand.
+    for j in 0..m.joints.len() {
+        w.set_joint_speed(h, j, 0.0);
+    }
+    w.place_robot(h, Vector3::new(3.0, -2.0, 0.6), 90.0);
+    // Upright with heading 90° (facing +y): the model's forward axis
+    // (local +y) along field +y, its up axis along +z.
+    let placed = w.part_pose(h, m.torso);
+    assert!((placed.rotation * Vector3::y() - Vector3::y()).norm() < 1e-4);
+    assert!((placed.rotation * Vector3::z() - Vector3::z()).norm() < 1e-4);
+    assert!((placed.translation.vector - Vector3::new(3.0, -2.0, 0.6)).norm() < 1e-4);
+    assert!(w.torso_linvel(h).norm() < 1e-6);
+    // The legs stay bent from the fall, so it topples again; it must not
+    // explode, fly off or sink into the ground.
+    let mut max_speed = 0.0f32;
+    for _ in 0..50 {
+        w.step();
+        max_speed = max_speed.max(w.torso_linvel(h).norm());
+    }
+    let p = w.part_pose(h, m.torso);
+    eprintln!(
+        "placed: torso at {:?}, max torso speed {max_speed:.2} m/s",
+        p.translation.vector
+    );
+    assert!(max_speed < 5.0, "torso reached {max_speed:.2} m/s");
+    let moved = (p.translation.vector - Vector3::new(3.0, -2.0, 0.0))
+        .xy()
+        .norm();
+    assert!(moved < 0.5, "torso ended {moved:.2} m from the placement");
+    assert!(
+        p.translation.z > 0.05,
+        "torso below the ground: {:?}",
+        p.translation
+    );
+}
