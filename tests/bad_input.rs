@@ -285,3 +285,49 @@ async fn thirty_simultaneous_connections() {
     }
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_team_beamed_onto_one_spot_stays_sane() {
+    capture_logs();
+    let mut cfg = test_config();
+    cfg.sync_wait_for_agents = 6;
+    let server = TestServer::start(cfg).await;
+    let mut agents = Vec::new();
+    for _ in 0..6 {
+        agents.push(server.agent().await);
+    }
+    for (i, a) in agents.iter_mut().enumerate() {
+        a.send(&format!(
+            "(scene rsg/agent/nao/nao_hetero.rsg {})(syn)",
+            i % 3
+        ))
+        .await;
+    }
+    for a in agents.iter_mut() {
+        a.recv().await;
+    }
+    for (i, a) in agents.iter_mut().enumerate() {
+        a.send(&format!("(init (unum {})(teamname Pile))(syn)", i + 1))
+            .await;
+    }
+    for a in agents.iter_mut() {
+        a.recv().await;
+    }
+    for a in agents.iter_mut() {
+        a.send("(beam -3 0 0)(syn)").await;
+    }
+    for _ in 0..150 {
+        for a in agents.iter_mut() {
+            let f = a.recv().await;
+            assert!(!f.contains("nan"), "{f}");
+        }
+        for a in agents.iter_mut() {
+            a.send("(syn)").await;
+        }
+    }
+    assert!(
+        !util::logs().contains("flung away"),
+        "the solver flung a robot away"
+    );
+    server.stop().await;
+}

@@ -536,10 +536,14 @@ fn mark(shared: &Shared, sim_time: Option<f64>) -> Mark {
 // ---------------------------------------------------------------------------
 // Spawned server
 
+/// One parsed `*_us=` trace line: whether it fell in the measuring window,
+/// and its fields.
+type StageRow = (bool, Vec<(String, u64)>);
+
 struct Server {
     child: Child,
     agent_port: u16,
-    stages: Option<std::thread::JoinHandle<Vec<(bool, Vec<(String, u64)>)>>>,
+    stages: Option<std::thread::JoinHandle<Vec<StageRow>>>,
 }
 
 fn free_port() -> Result<u16> {
@@ -931,7 +935,7 @@ fn drive(
 }
 
 /// (key, median, mean, p99) in microseconds over the measuring window.
-fn summarise_stages(rows: &[(bool, Vec<(String, u64)>)]) -> Vec<(String, f64, f64, f64)> {
+fn summarise_stages(rows: &[StageRow]) -> Vec<(String, f64, f64, f64)> {
     let mut by_key: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for (in_window, fields) in rows {
         if !in_window {

@@ -38,6 +38,9 @@ use crate::sim::world::{RobotHandle, World};
 /// Identifies one agent connection for the life of the server.
 pub type ConnId = u64;
 
+/// Smallest distance between two robots' torsos a beam may leave (m).
+const MIN_ROBOT_SPACING: f32 = 0.45;
+
 /// Gravity used by the accelerometer (m/s^2, field z).
 const GRAVITY: f32 = 9.81;
 
@@ -659,6 +662,7 @@ impl Simulation {
             {
                 Some((x, y, heading)) => {
                     let z = placement_height(&self.cfg, &model);
+                    let (x, y) = free_spot(&self.world, robot, x, y);
                     self.world
                         .place_robot(robot, Vector3::new(x, y, z), heading);
                 }
@@ -697,7 +701,9 @@ impl Simulation {
             let last = a.last_sane.unwrap_or_else(|| Vector3::new(0.0, -12.0, 0.0));
             let z = placement_height(&self.cfg, &model);
             self.world.remove_robot(old);
-            let robot = self.world.add_robot(model, Vector3::new(last.x, last.y, z), 0.0);
+            let robot = self
+                .world
+                .add_robot(model, Vector3::new(last.x, last.y, z), 0.0);
             a.robot = Some(robot);
             a.torso_vel = [Vector3::zeros(); 2];
             self.structure_version += 1;
@@ -1210,6 +1216,38 @@ impl Simulation {
 /// straight legs are longer (type 3) so the feet never start in the ground.
 fn placement_height(cfg: &Config, model: &RobotModel) -> f32 {
     cfg.rules.agent_radius.max(model.standing_height() + 0.005)
+}
+
+/// Closest spot to (x, y) at least [`MIN_ROBOT_SPACING`] from every other
+/// robot's torso (deviation: the reference beams robots into each other,
+/// which makes the contact solver fling them away). Searches rings of
+/// 0.5 m around the spot.
+fn free_spot(world: &World, me: RobotHandle, x: f32, y: f32) -> (f32, f32) {
+    let others: Vec<Vector3<f32>> = world
+        .robots()
+        .into_iter()
+        .filter(|h| *h != me)
+        .map(|h| torso_position(world, h))
+        .collect();
+    let free = |px: f32, py: f32| {
+        others
+            .iter()
+            .all(|o| (o.x - px).hypot(o.y - py) >= MIN_ROBOT_SPACING)
+    };
+    if free(x, y) {
+        return (x, y);
+    }
+    for ring in 1..=8 {
+        let r = ring as f32 * 0.5;
+        for k in 0..(8 * ring) {
+            let a = std::f32::consts::TAU * k as f32 / (8 * ring) as f32;
+            let (px, py) = (x + r * a.cos(), y + r * a.sin());
+            if free(px, py) {
+                return (px, py);
+            }
+        }
+    }
+    (x, y)
 }
 
 /// Torso centre of a robot in the field frame.

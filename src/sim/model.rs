@@ -253,6 +253,29 @@ impl ModelLibrary {
         scene_path: &str,
         args: &[String],
     ) -> Result<Arc<RobotModel>, SceneError> {
+        // Arguments come from agents: only short plain numbers reach the
+        // scene's expression evaluator, and each model is cached under the
+        // canonical spelling, so odd spellings neither recurse deeply nor
+        // grow the cache.
+        let mut canonical = Vec::with_capacity(args.len());
+        for a in args.iter() {
+            let digits = a.strip_prefix(['+', '-']).unwrap_or(a);
+            let n = (!digits.is_empty()
+                && digits.len() <= 6
+                && digits.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| a.parse::<i32>().ok())
+            .flatten();
+            match n {
+                Some(n) => canonical.push(n.to_string()),
+                None => {
+                    return Err(SceneError::UnknownScene(format!(
+                        "{scene_path} with argument `{}` (arguments must be small integers)",
+                        a.chars().take(32).collect::<String>()
+                    )))
+                }
+            }
+        }
+        let args = &canonical[..];
         let key = (scene_path.to_string(), args.to_vec());
         if let Ok(cache) = self.cache.lock() {
             if let Some(m) = cache.get(&key) {
