@@ -795,7 +795,7 @@ impl World {
             let broken = r.bodies.iter().any(|b| {
                 self.bodies
                     .get(*b)
-                    .is_some_and(|rb| insane(&rb.translation()))
+                    .is_some_and(|rb| insane(rb.translation()))
             });
             if broken {
                 bad.push((*h, r.last_sane));

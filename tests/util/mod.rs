@@ -28,12 +28,13 @@ pub struct TestServer {
 /// A config for tests: loopback, sync mode without the real-time timer,
 /// fixed seed, no vision noise unless the test changes it.
 pub fn test_config() -> Config {
-    let mut cfg = Config::default();
-    cfg.bind = [127, 0, 0, 1].into();
-    cfg.sync_mode = true;
-    cfg.real_time = false;
-    cfg.seed = 42;
-    cfg
+    Config {
+        bind: [127, 0, 0, 1].into(),
+        sync_mode: true,
+        real_time: false,
+        seed: 42,
+        ..Config::default()
+    }
 }
 
 impl TestServer {
