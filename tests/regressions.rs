@@ -97,7 +97,6 @@ fn issue7_scene_type_arg_many_minus_signs_overflow_eval() {
 }
 
 #[test]
-#[ignore = "bug: src/sim/scene.rs ExprParser::atom/expr recurse once per '(' (stack overflow, whole server aborts)"]
 fn issue7_scene_type_arg_deep_parentheses_overflow_eval() {
     isolated(
         "issue7_scene_type_arg_deep_parentheses_overflow_eval",
@@ -109,7 +108,6 @@ fn issue7_scene_type_arg_deep_parentheses_overflow_eval() {
 }
 
 #[test]
-#[ignore = "bug: agent-controlled eval text reaches the simulation thread; a deep `(scene ...)` argument aborts the server"]
 fn issue7_scene_type_arg_deep_eval_through_a_real_agent() {
     // The same input through the real server and a socket: the witness
     // agent must keep receiving frames after the bad agent's scene.
@@ -230,7 +228,6 @@ fn issue7_scene_text_deep_nesting_does_not_crash_the_reader() {
 }
 
 #[test]
-#[ignore = "bug: ModelLibrary::resolve (src/sim/model.rs) caches one RobotModel per distinct argument text; '0', '00', '0.0', '+0', '1-1' ... all build and cache a new model, so agents grow the server's memory without bound"]
 fn issue7_scene_type_spellings_do_not_each_cache_a_model() {
     let lib = ModelLibrary::load(ModelLibrary::default_dir()).expect("models load");
     let type0 = lib.resolve(NAO_HETERO, &["0".into()]).expect("type 0");

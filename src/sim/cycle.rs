@@ -139,6 +139,19 @@ pub struct StepReport {
     pub labels: Vec<(ConnId, String)>,
     /// The referee or a monitor asked the server to stop.
     pub quit: bool,
+    /// Where this cycle's time went.
+    pub stages: StageTimes,
+}
+
+/// Wall time of the stages of one step, microseconds.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct StageTimes {
+    /// Scene/init/beam, rapier step, blow-up guard, accelerometers.
+    pub physics_us: u64,
+    /// The referee and the clocks.
+    pub referee_us: u64,
+    /// Building every agent's frame (vision included).
+    pub perception_us: u64,
 }
 
 /// The whole simulated match.
@@ -456,13 +469,24 @@ impl Simulation {
         self.execute_scenes();
         self.execute_inits();
         self.execute_beams();
+        let t0 = std::time::Instant::now();
         self.world.step();
         self.rebuild_broken_robots();
         self.update_accelerometers();
+        let t1 = std::time::Instant::now();
         self.run_referee();
         self.server_time += self.cfg.step;
         self.cycle += 1;
+        let t2 = std::time::Instant::now();
         self.prepare_frames();
+        let t3 = std::time::Instant::now();
+        // Stage timings are measured, never used by the simulation, so
+        // they cannot affect determinism.
+        self.report.stages = StageTimes {
+            physics_us: (t1 - t0).as_micros() as u64,
+            referee_us: (t2 - t1).as_micros() as u64,
+            perception_us: (t3 - t2).as_micros() as u64,
+        };
         std::mem::take(&mut self.report)
     }
 

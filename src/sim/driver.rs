@@ -120,6 +120,7 @@ pub fn run(
         "simulation running"
     );
     let mut stop = false;
+    let mut summary = StageSummary::default();
     publish(&sim, &mut outputs, true);
     loop {
         let span = info_span!("cycle", n = sim.cycle() + 1);
@@ -219,8 +220,15 @@ pub fn run(
             read_us = t_read.as_micros() as u64,
             send_us = t_send.as_micros() as u64,
             step_us = t_step.as_micros() as u64,
+            physics_us = report.stages.physics_us,
+            referee_us = report.stages.referee_us,
+            perception_us = report.stages.perception_us,
             "cycle timing"
         );
+        summary.add(t_send, &report.stages, t_step);
+        if summary.cycles >= SUMMARY_EVERY {
+            summary.log_and_reset();
+        }
         if report.quit {
             break;
         }
@@ -273,6 +281,45 @@ fn publish(sim: &Simulation, outputs: &mut Outputs, force: bool) {
     }
     if to_monitor {
         outputs.snapshots.send_replace(Some(snap));
+    }
+}
+
+/// Cycles between two stage-timing summary lines (debug level).
+const SUMMARY_EVERY: u64 = 1500;
+
+/// Mean stage times over a window of cycles, for the periodic summary.
+#[derive(Default)]
+struct StageSummary {
+    cycles: u64,
+    send: Duration,
+    step: Duration,
+    physics_us: u64,
+    referee_us: u64,
+    perception_us: u64,
+}
+
+impl StageSummary {
+    fn add(&mut self, send: Duration, stages: &crate::sim::cycle::StageTimes, step: Duration) {
+        self.cycles += 1;
+        self.send += send;
+        self.step += step;
+        self.physics_us += stages.physics_us;
+        self.referee_us += stages.referee_us;
+        self.perception_us += stages.perception_us;
+    }
+
+    fn log_and_reset(&mut self) {
+        let n = self.cycles.max(1);
+        tracing::debug!(
+            cycles = self.cycles,
+            step_us = (self.step.as_micros() as u64) / n,
+            physics_us = self.physics_us / n,
+            referee_us = self.referee_us / n,
+            perception_us = self.perception_us / n,
+            send_us = (self.send.as_micros() as u64) / n,
+            "mean stage times per cycle"
+        );
+        *self = StageSummary::default();
     }
 }
 
