@@ -802,8 +802,8 @@ impl World {
             }
         }
         for (h, p) in bad {
-            tracing::warn!(robot = ?h, pos = ?p, "robot flung away by the solver; put back");
-            self.place_robot(h, p, 0.0);
+            tracing::warn!(robot = ?h, pos = ?p, "robot flung away by the solver; rebuilt");
+            self.rebuild_robot(h, p);
         }
         let torso_positions: Vec<(RobotHandle, Vector3<f32>)> = self
             .robots
@@ -827,6 +827,30 @@ impl World {
                 .unwrap_or(0.042);
             self.set_ball_position(Vector3::new(0.0, 0.0, r));
             self.set_ball_velocity(Vector3::zeros());
+        }
+    }
+
+    /// Replaces a robot's bodies, colliders and joints by fresh ones standing
+    /// at `torso_pos` (zero joint angles), keeping its handle and its joint
+    /// speed targets. Used when the solver has corrupted the robot: fresh
+    /// colliders also leave no far-away proxies in the broad phase.
+    fn rebuild_robot(&mut self, h: RobotHandle, torso_pos: Vector3<f32>) {
+        let Some((model, targets)) = self
+            .robots
+            .get(&h)
+            .map(|r| (r.model.clone(), r.targets.clone()))
+        else {
+            return;
+        };
+        self.remove_robot(h);
+        let next = self.next_robot;
+        self.next_robot = h.0;
+        let z = torso_pos.z.max(model.standing_height() + 0.005);
+        let rebuilt = self.add_robot(model, Vector3::new(torso_pos.x, torso_pos.y, z), 0.0);
+        self.next_robot = next;
+        debug_assert_eq!(rebuilt, h);
+        for (j, t) in targets.into_iter().enumerate() {
+            self.set_joint_speed(h, j, t);
         }
     }
 
