@@ -264,3 +264,121 @@ async fn several_messages_in_one_write_and_split_frames() {
     assert!(joint(&f, "hj1") > 0.5 && joint(&f, "hj2") > 0.2, "{f}");
     server.stop().await;
 }
+
+/// A type 4 robot's frames have the toe joints and toe force sensors in the
+/// reference's order (llj7/rlj7 after llj6/rlj6, lf1/rf1 before them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn type_four_frames_have_the_reference_order() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/reference/transcripts"
+    );
+    let reference =
+        std::fs::read_to_string(format!("{dir}/sync_type4_agent_first10.txt")).expect("transcript");
+    // The order of the joint perceptors, and where each toe sensor sits
+    // relative to them, from a reference frame that has every FRP.
+    let with_toes = reference
+        .lines()
+        .find(|l| l.contains("(FRP (n lf1)") && l.contains("(FRP (n rf1)"))
+        .expect("a reference frame with toe contacts");
+    let server = TestServer::start(test_config()).await;
+    let mut a = server.agent().await;
+    a.join("Toes", 2, 4).await;
+    a.send("(beam -2 1 0)(syn)").await;
+    a.recv().await;
+    let mut ours = String::new();
+    for _ in 0..100 {
+        ours = a.cycle("").await;
+        if ours.contains("(FRP (n lf1)") && ours.contains("(FRP (n rf1)") {
+            break;
+        }
+    }
+    let core = |f: &str| -> Vec<String> {
+        shape(f)
+            .into_iter()
+            .filter(|t| t != "See" && t != "hear")
+            .collect()
+    };
+    let ours_core = core(&ours);
+    let ref_core = core(with_toes);
+    // Without the optional FRPs the sequences are equal; with them, every
+    // FRP present in both sits at the same place.
+    let no_frp = |v: &[String]| -> Vec<String> {
+        v.iter()
+            .filter(|t| !t.starts_with("FRP"))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(
+        no_frp(&ours_core),
+        no_frp(&ref_core),
+        "joint order of type 4"
+    );
+    assert!(
+        no_frp(&ours_core).iter().any(|t| t == "HJ:llj7")
+            && no_frp(&ours_core).iter().any(|t| t == "HJ:rlj7")
+    );
+    for sensor in ["FRP:rf", "FRP:rf1", "FRP:lf", "FRP:lf1"] {
+        if let (Some(i), Some(j)) = (
+            ours_core.iter().position(|t| t == sensor),
+            ref_core.iter().position(|t| t == sensor),
+        ) {
+            assert_eq!(
+                ours_core.get(i + 1),
+                ref_core.get(j + 1),
+                "{sensor} is followed by the same joint"
+            );
+        }
+    }
+    server.stop().await;
+}
+
+/// Issue 3: a robot standing on the field in the running server feels its
+/// own weight on its feet and gravity in its accelerometer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn standing_agent_feels_its_weight() {
+    let server = TestServer::start(test_config()).await;
+    let mut a = server.agent().await;
+    a.join("Weight", 1, 0).await;
+    a.send("(beam -4 2 0)(syn)").await;
+    a.recv().await;
+    for _ in 0..100 {
+        a.cycle("").await;
+    }
+    let weight = 4.6071 * 9.81;
+    let vec3 = |f: &str, key: &str| -> [f32; 3] {
+        let i = f.find(key).unwrap_or_else(|| panic!("{key} in {f}")) + key.len();
+        let v: Vec<f32> = f[i..i + f[i..].find(')').expect(")")]
+            .split(' ')
+            .map(|x| x.parse().expect("number"))
+            .collect();
+        [v[0], v[1], v[2]]
+    };
+    for _ in 0..10 {
+        let f = a.cycle("").await;
+        let fz = |name: &str| {
+            let key = format!("(FRP (n {name}) (c ");
+            let i = f
+                .find(&key)
+                .unwrap_or_else(|| panic!("{name} touching: {f}"));
+            let rest = &f[i..];
+            let j = rest.find("(f ").expect("f") + 3;
+            let v: Vec<f32> = rest[j..j + rest[j..].find(')').expect(")")]
+                .split(' ')
+                .map(|x| x.parse().expect("number"))
+                .collect();
+            v[2]
+        };
+        let total = fz("lf") + fz("rf");
+        assert!(
+            (total - weight).abs() < 0.05 * weight,
+            "FRP sum {total} N vs weight {weight} N"
+        );
+        let acc = vec3(&f, "(ACC (n torso) (a ");
+        assert!(
+            (acc[2] - 9.81).abs() < 0.3 && acc[0].abs() < 0.3 && acc[1].abs() < 0.3,
+            "ACC {acc:?}"
+        );
+    }
+    server.stop().await;
+}
