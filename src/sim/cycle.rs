@@ -191,7 +191,11 @@ impl Simulation {
     /// Builds the world and loads the robot models. `seed` must already be
     /// resolved (0 = random is decided by the caller, who prints it).
     pub fn new(cfg: Arc<Config>, seed: u64) -> Result<Simulation, SimError> {
-        let world = World::new(&cfg.physics)?;
+        let physics = crate::sim::world::PhysicsConfig {
+            cycle_dt: cfg.step,
+            ..cfg.physics.clone()
+        };
+        let world = World::new(&physics)?;
         let models = ModelLibrary::load(&cfg.resolved_models_dir())?;
         let referee = Referee::new(cfg.rules.clone());
         let teams = TeamRegistry::new(CompositionRules {

@@ -54,7 +54,10 @@ pub struct PhysicsConfig {
     /// `scenes/soccer.rsg` of this crate. Files it imports are resolved
     /// relative to its directory.
     pub field_scene: PathBuf,
-    /// Cycle length in seconds. Default 0.02.
+    /// Cycle length in seconds. Default 0.02. Not read from the file: the
+    /// server sets it from the top-level `step`, so the cycle is
+    /// configured once.
+    #[serde(skip)]
     pub cycle_dt: f32,
     /// Rapier steps per cycle (each `cycle_dt / substeps` long). Default 2
     /// (1 lets a standing multibody robot drift and tip over).
