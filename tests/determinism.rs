@@ -5,7 +5,7 @@ mod util;
 
 use std::path::PathBuf;
 
-use util::{test_config, TestAgent, TestServer};
+use util::{test_config, TestServer};
 
 /// Runs a scripted 2 v 2 match for `cycles` cycles and returns the log.
 async fn scripted_match(seed: u64, cycles: usize, tag: &str) -> Vec<u8> {
@@ -21,30 +21,9 @@ async fn scripted_match(seed: u64, cycles: usize, tag: &str) -> Vec<u8> {
     cfg.rules.wait_before_kick_off = 1.0;
     let server = TestServer::start(cfg).await;
     // Connect one after the other so connection ids are the same each run.
-    let mut agents: Vec<TestAgent> = Vec::new();
-    for i in 0..4u8 {
-        let mut a = server.agent().await;
-        a.send(&format!(
-            "(scene rsg/agent/nao/nao_hetero.rsg {})(syn)",
-            i % 3
-        ))
+    let mut agents = server
+        .scripted_agents(&[0, 1, 2, 0], &["Det1", "Det2"])
         .await;
-        agents.push(a);
-    }
-    for a in agents.iter_mut() {
-        a.recv().await;
-    }
-    for (i, a) in agents.iter_mut().enumerate() {
-        let team = if i % 2 == 0 { "Det1" } else { "Det2" };
-        a.send(&format!(
-            "(init (unum {})(teamname {team}))(syn)",
-            i / 2 + 1
-        ))
-        .await;
-    }
-    for a in agents.iter_mut() {
-        a.recv().await;
-    }
     for (i, a) in agents.iter_mut().enumerate() {
         a.send(&format!(
             "(beam {} {} 0)(syn)",

@@ -42,31 +42,9 @@ async fn kick_off_goal_and_kick_off_for_the_other_team() {
     let mut cfg = test_config();
     cfg.sync_wait_for_agents = 4;
     let server = TestServer::start(cfg).await;
-    let mut agents = Vec::new();
-    for _ in 0..4 {
-        agents.push(server.agent().await);
-    }
-    for (i, a) in agents.iter_mut().enumerate() {
-        a.send(&format!(
-            "(scene rsg/agent/nao/nao_hetero.rsg {})(syn)",
-            i % 2
-        ))
+    let mut agents = server
+        .scripted_agents(&[0, 1, 0, 1], &["Lefties", "Righties"])
         .await;
-    }
-    for a in agents.iter_mut() {
-        a.recv().await;
-    }
-    for (i, a) in agents.iter_mut().enumerate() {
-        let team = if i % 2 == 0 { "Lefties" } else { "Righties" };
-        a.send(&format!(
-            "(init (unum {})(teamname {team}))(syn)",
-            i / 2 + 1
-        ))
-        .await;
-    }
-    for a in agents.iter_mut() {
-        a.recv().await;
-    }
     for (i, a) in agents.iter_mut().enumerate() {
         a.send(&format!("(beam -{} {} 0)(syn)", 3 + i, i)).await;
     }

@@ -422,3 +422,34 @@ impl AutoSync {
         self.task.abort();
     }
 }
+
+impl TestServer {
+    /// Connects `types.len()` agents one after the other (so connection ids
+    /// are the same every run), creates their robots, and has agent i join
+    /// `teams[i % teams.len()]` with uniform number `i / teams.len() + 1`.
+    /// The server config should set `sync_wait_for_agents` to the count so
+    /// the match starts in the same cycle every run. Every agent owes the
+    /// server one answer afterwards.
+    pub async fn scripted_agents(&self, types: &[u8], teams: &[&str]) -> Vec<TestAgent> {
+        let mut agents = Vec::new();
+        for t in types {
+            let mut a = self.agent().await;
+            a.send(&format!("(scene rsg/agent/nao/nao_hetero.rsg {t})(syn)"))
+                .await;
+            agents.push(a);
+        }
+        for a in agents.iter_mut() {
+            a.recv().await;
+        }
+        for (i, a) in agents.iter_mut().enumerate() {
+            let team = teams[i % teams.len()];
+            let unum = i / teams.len() + 1;
+            a.send(&format!("(init (unum {unum})(teamname {team}))(syn)"))
+                .await;
+        }
+        for a in agents.iter_mut() {
+            a.recv().await;
+        }
+        agents
+    }
+}
