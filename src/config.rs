@@ -96,6 +96,11 @@ pub struct Config {
     /// Frames queued for one agent before further frames are dropped
     /// (whole frames, never partial). Default 64.
     pub agent_queue: usize,
+    /// Inbound bytes per second one agent connection may send on average
+    /// (bursts up to one second's worth, at least one largest frame); a
+    /// client over it is disconnected with a log line. 0 = no limit.
+    /// Default 16 MiB/s (a real agent sends < 100 kB/s in real time).
+    pub max_agent_bytes_per_sec: u64,
     /// Directory of robot model files. Default `models` (relative to the
     /// working directory, falling back to the source tree's `models/`).
     pub models_dir: PathBuf,
@@ -126,6 +131,7 @@ impl Default for Config {
             max_agent_frame: 1 << 20,
             max_agents: 64,
             agent_queue: 64,
+            max_agent_bytes_per_sec: 16 << 20,
             models_dir: PathBuf::from("models"),
             physics: PhysicsConfig::default(),
             vision: VisionConfig::default(),

@@ -7,6 +7,7 @@ mod util;
 
 use std::time::Duration;
 
+use rcss3d::config::Config;
 use util::{capture_logs, joint, now, test_config, wait_for_log, TestAgent, TestServer};
 
 /// Runs `n` witness cycles and checks the clock advanced one step each.
@@ -329,5 +330,40 @@ async fn a_team_beamed_onto_one_spot_stays_sane() {
         !util::logs().contains("flung away"),
         "the solver flung a robot away"
     );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_over_the_inbound_rate_closes_only_that_connection() {
+    capture_logs();
+    let server = TestServer::start(Config {
+        max_agent_bytes_per_sec: 20_000,
+        max_agent_frame: 4096,
+        ..test_config()
+    })
+    .await;
+    let mut w = server.agent().await;
+    w.join("Flood", 1, 0).await;
+    // The witness's own ~40-byte answers stay far below 20 kB/s.
+    witness_cycles(&mut w, 5).await;
+    // 200 frames of 4 kB in one go: 800 kB against a 20 kB burst.
+    let mut bad = server.agent().await;
+    let mut payload = vec![b' '; 4000];
+    payload.extend_from_slice(b"(syn)");
+    let mut frame = (payload.len() as u32).to_be_bytes().to_vec();
+    frame.extend_from_slice(&payload);
+    let flood: Vec<u8> = frame
+        .iter()
+        .copied()
+        .cycle()
+        .take(frame.len() * 200)
+        .collect();
+    bad.send_raw(&flood).await;
+    assert!(
+        bad.closed_within(Duration::from_secs(5)).await,
+        "the flooding connection must be closed"
+    );
+    assert!(wait_for_log("over its inbound byte rate").await);
+    witness_cycles(&mut w, 10).await;
     server.stop().await;
 }

@@ -3,4 +3,5 @@
 //! thread through channels (see [`crate::sim::driver`]).
 
 pub mod framing;
+pub mod rate;
 pub mod server;

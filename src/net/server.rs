@@ -9,6 +9,7 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use bytes::Bytes;
 use futures::StreamExt;
@@ -20,6 +21,7 @@ use tracing::{debug, info, warn, Instrument};
 
 use crate::command::decode_all;
 use crate::config::Config;
+use crate::net::rate::ByteBudget;
 use crate::sexp::parse;
 use crate::sim::driver::{ConnId, Input, InputSender};
 
@@ -98,6 +100,9 @@ impl Handler {
         let (out_tx, mut out_rx) = mpsc::channel::<Bytes>(self.cfg.agent_queue);
         let pending = Arc::new(AtomicUsize::new(0));
         let (label_tx, mut label_rx) = watch::channel(String::new());
+        let rate = self.cfg.max_agent_bytes_per_sec;
+        let burst = rate.max(self.cfg.max_agent_frame as u64 + 4);
+        let mut budget = (rate > 0).then(|| ByteBudget::new(rate, burst, Instant::now()));
         info!("agent connected");
         if self
             .inputs
@@ -130,6 +135,12 @@ impl Handler {
                         break format!("bad frame: {e}");
                     }
                     Some(Ok(payload)) => {
+                        if let Some(b) = budget.as_mut() {
+                            if !b.take(payload.len() + 4, Instant::now()) {
+                                warn!(limit = rate, "agent over its inbound byte rate; closing connection");
+                                break format!("over the inbound rate of {rate} bytes/s");
+                            }
+                        }
                         if payload.is_empty() {
                             continue;
                         }

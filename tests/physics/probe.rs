@@ -54,7 +54,7 @@ fn probe_stand() {
 fn probe_motor() {
     let mut cfg = PhysicsConfig {
         gravity: 0.0,
-        ..PhysicsConfig::default()
+        ..cfg_from_env()
     };
     if let Some(v) = std::env::var("PMINI").ok().and_then(|s| s.parse().ok()) {
         cfg.min_part_inertia = v;
@@ -66,7 +66,11 @@ fn probe_motor() {
         cfg.joint_kind = rcss3d::sim::world::JointKind::Multibody;
     }
     let mut w = world_with(&cfg);
-    let h = w.add_robot(model(0), nalgebra::Vector3::new(-5.0, 0.0, 2.0), 0.0);
+    let px: f32 = std::env::var("PX")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(-5.0);
+    let h = w.add_robot(model(0), nalgebra::Vector3::new(px, 0.0, 2.0), 0.0);
     let m = w.robot_model(h).clone();
     let j = m.joint_by_effector("lae1").unwrap_or(0);
     w.set_joint_speed(h, j, 6.1395);
@@ -109,5 +113,35 @@ pub fn cfg_from_env() -> PhysicsConfig {
     if std::env::var("PMB").is_ok_and(|v| !v.is_empty()) {
         cfg.joint_kind = rcss3d::sim::world::JointKind::Multibody;
     }
+    if std::env::var("PIMP").is_ok_and(|v| !v.is_empty()) {
+        cfg.joint_kind = rcss3d::sim::world::JointKind::Impulse;
+    }
+    if let Some(v) = std::env::var("PERP").ok().and_then(|s| s.parse().ok()) {
+        cfg.motor_anchor_erp = v;
+    }
+    if let Some(v) = std::env::var("PPGS").ok().and_then(|s| s.parse().ok()) {
+        cfg.internal_pgs_iterations = v;
+    }
     cfg
+}
+
+#[test]
+#[ignore]
+fn probe_parts() {
+    let cfg = cfg_from_env();
+    let mut w = world_with(&cfg);
+    let h = w.add_robot(model(0), nalgebra::Vector3::new(-5.0, 0.0, 1.0), 0.0);
+    let m = w.robot_model(h).clone();
+    for step in 0..3 {
+        for (i, p) in m.parts.iter().enumerate() {
+            let pose = w.part_pose(h, i);
+            eprintln!(
+                "{step} {} z={:.5} v={:?}",
+                p.name,
+                pose.translation.z,
+                w.part_linvel(h, i)
+            );
+        }
+        w.step();
+    }
 }
