@@ -10,7 +10,7 @@
 //!
 //! Engine choices (see also [`PhysicsConfig`] for every default):
 //! * one cycle = `substeps` (2) rapier steps of `0.02 / substeps` s, each
-//!   with `solver_iterations` (4) TGS sub-iterations of
+//!   with `solver_iterations` (3) TGS sub-iterations of
 //!   `internal_pgs_iterations` (2); speed targets are held over the cycle;
 //! * hinges as multibody (reduced-coordinate) joints with the torso as
 //!   root (default) or as impulse joints ([`JointKind`]); impulse joints
@@ -62,7 +62,9 @@ pub struct PhysicsConfig {
     /// Rapier steps per cycle (each `cycle_dt / substeps` long). Default 2
     /// (1 lets a standing multibody robot drift and tip over).
     pub substeps: usize,
-    /// Rapier solver iterations (TGS sub-steps) per rapier step. Default 4.
+    /// Rapier solver iterations (TGS sub-steps) per rapier step. Default 3
+    /// (each costs one multibody mass-matrix update per robot; 2 lets a
+    /// standing robot sink and tip over).
     pub solver_iterations: usize,
     /// Internal PGS iterations per solver iteration. Default 2 (1 lets the
     /// hip joints of a standing robot drift by ~0.15°/s).
@@ -147,7 +149,7 @@ impl Default for PhysicsConfig {
             field_scene: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/soccer.rsg")),
             cycle_dt: 0.02,
             substeps: 2,
-            solver_iterations: 4,
+            solver_iterations: 3,
             internal_pgs_iterations: 2,
             gravity: 9.81,
             joint_kind: JointKind::Multibody,
