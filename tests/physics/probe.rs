@@ -52,19 +52,10 @@ fn probe_stand() {
 #[test]
 #[ignore]
 fn probe_motor() {
-    let mut cfg = PhysicsConfig {
+    let cfg = PhysicsConfig {
         gravity: 0.0,
         ..cfg_from_env()
     };
-    if let Some(v) = std::env::var("PMINI").ok().and_then(|s| s.parse().ok()) {
-        cfg.min_part_inertia = v;
-    }
-    if let Some(v) = std::env::var("PGAIN").ok().and_then(|s| s.parse().ok()) {
-        cfg.motor_gain = v;
-    }
-    if std::env::var("PMB").is_ok_and(|v| !v.is_empty()) {
-        cfg.joint_kind = rcss3d::sim::world::JointKind::Multibody;
-    }
     let mut w = world_with(&cfg);
     let px: f32 = std::env::var("PX")
         .ok()
