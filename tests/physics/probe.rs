@@ -115,24 +115,3 @@ pub fn cfg_from_env() -> PhysicsConfig {
     }
     cfg
 }
-
-#[test]
-#[ignore]
-fn probe_parts() {
-    let cfg = cfg_from_env();
-    let mut w = world_with(&cfg);
-    let h = w.add_robot(model(0), nalgebra::Vector3::new(-5.0, 0.0, 1.0), 0.0);
-    let m = w.robot_model(h).clone();
-    for step in 0..3 {
-        for (i, p) in m.parts.iter().enumerate() {
-            let pose = w.part_pose(h, i);
-            eprintln!(
-                "{step} {} z={:.5} v={:?}",
-                p.name,
-                pose.translation.z,
-                w.part_linvel(h, i)
-            );
-        }
-        w.step();
-    }
-}
