@@ -75,6 +75,22 @@ pub enum Sexp {
     List(Vec<Sexp>, usize),
 }
 
+/// Dropping is iterative: a deeply nested (untrusted) scene text must not
+/// overflow the stack when its tree is freed.
+impl Drop for Sexp {
+    fn drop(&mut self) {
+        let Sexp::List(items, _) = self else {
+            return;
+        };
+        let mut pending = std::mem::take(items);
+        while let Some(mut s) = pending.pop() {
+            if let Sexp::List(inner, _) = &mut s {
+                pending.append(inner);
+            }
+        }
+    }
+}
+
 impl Sexp {
     fn line(&self) -> usize {
         match self {
