@@ -7,16 +7,10 @@ use super::util::{model, world_with};
 #[test]
 #[ignore]
 fn probe_stand() {
-    let t: u8 = std::env::var("PT")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
+    let t: u8 = env("PT").unwrap_or(0);
     let cfg = cfg_from_env();
     let mut w = world_with(&cfg);
-    let z0: f32 = std::env::var("PZ")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0.4);
+    let z0: f32 = env("PZ").unwrap_or(0.4);
     let h = w.add_robot(model(t), nalgebra::Vector3::new(-5.0, 0.0, z0), 0.0);
     let m = w.robot_model(h).clone();
     for step in 1..=150 {
@@ -57,10 +51,7 @@ fn probe_motor() {
         ..cfg_from_env()
     };
     let mut w = world_with(&cfg);
-    let px: f32 = std::env::var("PX")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(-5.0);
+    let px: f32 = env("PX").unwrap_or(-5.0);
     let h = w.add_robot(model(0), nalgebra::Vector3::new(px, 0.0, 2.0), 0.0);
     let m = w.robot_model(h).clone();
     let j = m.joint_by_effector("lae1").unwrap_or(0);
@@ -74,44 +65,36 @@ fn probe_motor() {
     }
 }
 
+/// A diagnostic setting from the environment, if set and parseable.
+fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::var(name).ok().and_then(|s| s.parse().ok())
+}
+
+/// Overrides `field` with the environment variable `name` when set.
+fn set<T: std::str::FromStr>(field: &mut T, name: &str) {
+    if let Some(v) = env(name) {
+        *field = v;
+    }
+}
+
 /// Physics configuration from P* environment variables (diagnostics).
 pub fn cfg_from_env() -> PhysicsConfig {
     let mut cfg = PhysicsConfig::default();
-    if let Some(v) = std::env::var("PGAIN").ok().and_then(|s| s.parse().ok()) {
-        cfg.motor_gain = v;
-    }
-    if let Some(v) = std::env::var("PMINI").ok().and_then(|s| s.parse().ok()) {
-        cfg.min_part_inertia = v;
-    }
-    if let Some(v) = std::env::var("PFRIC").ok().and_then(|s| s.parse().ok()) {
-        cfg.robot_friction = v;
-    }
-    if let Some(v) = std::env::var("PSTAB").ok().and_then(|s| s.parse().ok()) {
-        cfg.stabilization_iterations = v;
-    }
-    if let Some(v) = std::env::var("PWARM").ok().and_then(|s| s.parse().ok()) {
-        cfg.warmstart_coefficient = v;
-    }
-    if let Some(v) = std::env::var("PMCV").ok().and_then(|s| s.parse().ok()) {
-        cfg.max_corrective_velocity = v;
-    }
-    if let Some(v) = std::env::var("PIT").ok().and_then(|s| s.parse().ok()) {
-        cfg.solver_iterations = v;
-    }
-    if let Some(v) = std::env::var("PSUB").ok().and_then(|s| s.parse().ok()) {
-        cfg.substeps = v;
-    }
+    set(&mut cfg.motor_gain, "PGAIN");
+    set(&mut cfg.min_part_inertia, "PMINI");
+    set(&mut cfg.robot_friction, "PFRIC");
+    set(&mut cfg.stabilization_iterations, "PSTAB");
+    set(&mut cfg.warmstart_coefficient, "PWARM");
+    set(&mut cfg.max_corrective_velocity, "PMCV");
+    set(&mut cfg.solver_iterations, "PIT");
+    set(&mut cfg.substeps, "PSUB");
     if std::env::var("PMB").is_ok_and(|v| !v.is_empty()) {
         cfg.joint_kind = rcss3d::sim::world::JointKind::Multibody;
     }
     if std::env::var("PIMP").is_ok_and(|v| !v.is_empty()) {
         cfg.joint_kind = rcss3d::sim::world::JointKind::Impulse;
     }
-    if let Some(v) = std::env::var("PERP").ok().and_then(|s| s.parse().ok()) {
-        cfg.motor_anchor_erp = v;
-    }
-    if let Some(v) = std::env::var("PPGS").ok().and_then(|s| s.parse().ok()) {
-        cfg.internal_pgs_iterations = v;
-    }
+    set(&mut cfg.motor_anchor_erp, "PERP");
+    set(&mut cfg.internal_pgs_iterations, "PPGS");
     cfg
 }
