@@ -8,6 +8,8 @@ mod ball;
 mod facts;
 #[path = "physics/motor.rs"]
 mod motor;
+#[path = "physics/overlap.rs"]
+mod overlap;
 #[path = "physics/probe.rs"]
 mod probe;
 #[path = "physics/standing.rs"]

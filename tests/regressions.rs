@@ -302,7 +302,6 @@ fn issue7_robots_started_inside_each_other_stay_bounded() {
 }
 
 #[test]
-#[ignore = "open: 12 robots created inside each other are still flung up to ~72 m in one sub-step before World::step rebuilds them at their last sane spot (60 m guard); the server never stacks robots itself (beams are spread)"]
 fn issue7_robots_started_inside_each_other_are_not_flung_off_the_field() {
     isolated(
         "issue7_robots_started_inside_each_other_are_not_flung_off_the_field",

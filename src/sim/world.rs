@@ -207,13 +207,15 @@ fn tag_robot(u: u128) -> u32 {
     (u >> 32) as u32
 }
 
-/// Drops contacts between two parts of the same robot and sets the
+/// Drops contacts between two parts of the same robot and between two
+/// robots that were put inside each other (`World::ghosts`), and sets the
 /// restitution of robot-ball contacts.
-struct ContactRules {
+struct ContactRules<'a> {
     robot_ball_restitution: f32,
+    ghosts: &'a BTreeSet<(RobotHandle, RobotHandle)>,
 }
 
-impl PhysicsHooks for ContactRules {
+impl PhysicsHooks for ContactRules<'_> {
     fn modify_solver_contacts(&self, ctx: &mut ContactModificationContext) {
         let a = ctx
             .colliders
@@ -237,9 +239,14 @@ impl PhysicsHooks for ContactRules {
     fn filter_contact_pair(&self, ctx: &PairFilterContext) -> Option<SolverFlags> {
         let a = ctx.colliders.get(ctx.collider1).map(|c| c.user_data)?;
         let b = ctx.colliders.get(ctx.collider2).map(|c| c.user_data)?;
-        if tag_kind(a) == KIND_PART && tag_kind(b) == KIND_PART && tag_robot(a) == tag_robot(b) {
-            None
-        } else {
+        if tag_kind(a) == KIND_PART && tag_kind(b) == KIND_PART {
+            let (ra, rb) = (tag_robot(a), tag_robot(b));
+            let pair = (RobotHandle(ra.min(rb)), RobotHandle(ra.max(rb)));
+            if ra == rb || self.ghosts.contains(&pair) {
+                return None;
+            }
+        }
+        {
             Some(SolverFlags::COMPUTE_IMPULSES)
         }
     }
@@ -276,6 +283,10 @@ struct Robot {
 /// away (the field is 30 x 20 m).
 const RUNAWAY_DISTANCE: f32 = 60.0;
 
+/// Two robots whose parts overlap by more than this (m) when one is created
+/// or placed do not collide with each other until they are apart.
+const GHOST_PENETRATION: f32 = 0.005;
+
 /// Static geometry and the ball, read from the field scene.
 #[derive(Debug, Clone)]
 struct FieldDesc {
@@ -311,6 +322,10 @@ pub struct World {
     next_robot: u32,
     touches: BTreeSet<RobotHandle>,
     robot_pairs: BTreeSet<(RobotHandle, RobotHandle)>,
+    /// Robot pairs (lower handle first) created or placed inside each
+    /// other: their contacts are dropped until no part of one overlaps a
+    /// part of the other, instead of the solver flinging them apart.
+    ghosts: BTreeSet<(RobotHandle, RobotHandle)>,
 }
 
 fn shape_of(s: ShapeDesc) -> SharedShape {
@@ -543,6 +558,7 @@ impl World {
             next_robot: 1,
             touches: BTreeSet::new(),
             robot_pairs: BTreeSet::new(),
+            ghosts: BTreeSet::new(),
         })
     }
 
@@ -656,6 +672,7 @@ impl World {
                 last_sane: torso_pos,
             },
         );
+        self.mark_ghosts(handle);
         handle
     }
 
@@ -682,6 +699,80 @@ impl World {
         }
         self.touches.remove(&h);
         self.robot_pairs.retain(|(a, b)| *a != h && *b != h);
+        self.ghosts.retain(|(a, b)| *a != h && *b != h);
+    }
+
+    /// World pose, shape and bounding box of each collider of a robot.
+    fn robot_parts(&self, h: RobotHandle) -> Vec<(Isometry3<f32>, &dyn Shape, Aabb)> {
+        let Some(r) = self.robots.get(&h) else {
+            return Vec::new();
+        };
+        r.bodies
+            .iter()
+            .zip(&r.colliders)
+            .filter_map(|(b, c)| {
+                let rb = self.bodies.get(*b)?;
+                let co = self.colliders.get((*c)?)?;
+                let pose = rb.position()
+                    * co.position_wrt_parent()
+                        .copied()
+                        .unwrap_or_else(Isometry3::identity);
+                let shape = co.shape();
+                Some((pose, shape, shape.compute_aabb(&pose)))
+            })
+            .collect()
+    }
+
+    /// The deepest overlap (m, positive) between a part of `a` and a part
+    /// of `b`, or `None` when no parts touch.
+    fn robots_overlap(&self, a: RobotHandle, b: RobotHandle) -> Option<f32> {
+        let pa = self.robot_parts(a);
+        let pb = self.robot_parts(b);
+        let mut deepest: Option<f32> = None;
+        for (p1, s1, b1) in &pa {
+            for (p2, s2, b2) in &pb {
+                if !b1.intersects(b2) {
+                    continue;
+                }
+                if let Ok(Some(c)) = rapier3d::parry::query::contact(p1, *s1, p2, *s2, 0.0) {
+                    deepest = Some(deepest.unwrap_or(0.0).max(-c.dist));
+                }
+            }
+        }
+        deepest
+    }
+
+    /// Records every robot that `h` was just put inside of (parts overlapping
+    /// by more than `GHOST_PENETRATION`): the two ignore each other until
+    /// they are apart, instead of being flung off the field by the solver.
+    fn mark_ghosts(&mut self, h: RobotHandle) {
+        let others: Vec<RobotHandle> = self.robots.keys().copied().filter(|o| *o != h).collect();
+        for o in others {
+            if let Some(depth) = self.robots_overlap(h, o) {
+                if depth > GHOST_PENETRATION {
+                    tracing::debug!(
+                        robot = h.0,
+                        other = o.0,
+                        depth,
+                        "robot put inside another: no contact between them until they are apart"
+                    );
+                    self.ghosts.insert((h.min(o), h.max(o)));
+                }
+            }
+        }
+    }
+
+    /// Drops the ghost pairs whose robots no longer touch.
+    fn release_ghosts(&mut self) {
+        if self.ghosts.is_empty() {
+            return;
+        }
+        let pairs: Vec<_> = self.ghosts.iter().copied().collect();
+        for (a, b) in pairs {
+            if self.robots_overlap(a, b).is_none() {
+                self.ghosts.remove(&(a, b));
+            }
+        }
     }
 
     /// Handles of all robots, sorted.
@@ -786,6 +877,7 @@ impl World {
                 *f = None;
             }
         }
+        self.mark_ghosts(h);
     }
 
     /// Puts back any robot (or the ball) that the solver flung off the
@@ -918,12 +1010,13 @@ impl World {
         }
         self.touches.clear();
         self.robot_pairs.clear();
-        let hooks = ContactRules {
-            robot_ball_restitution: self.cfg.robot_ball_restitution,
-        };
         for _ in 0..self.cfg.substeps.max(1) {
             self.update_motors();
             self.limit_velocities();
+            let hooks = ContactRules {
+                robot_ball_restitution: self.cfg.robot_ball_restitution,
+                ghosts: &self.ghosts,
+            };
             self.pipeline.step(
                 &self.gravity,
                 &self.params,
@@ -942,6 +1035,7 @@ impl World {
             self.recover_runaways();
             self.collect_contacts();
         }
+        self.release_ghosts();
         let cycle = self.cfg.cycle_dt;
         for r in self.robots.values_mut() {
             for (a, out) in r.foot_accum.iter().zip(r.foot_result.iter_mut()) {
