@@ -124,6 +124,17 @@ struct Cli {
     /// Extra argument for the spawned server (repeatable).
     #[arg(long = "server-arg", allow_hyphen_values = true)]
     server_args: Vec<String>,
+    /// A/B comparison: variant B's server binary. With this or
+    /// --b-server-arg, every run of A is followed by a run of B (A B A B
+    /// ...), and the summary gives the median of the B/A ratios of the
+    /// side-by-side pairs, which drift on a noisy machine cancels out of.
+    #[arg(long)]
+    b_server_bin: Option<PathBuf>,
+    /// A/B comparison: extra argument for variant B's server, after the
+    /// --server-arg ones (repeatable), e.g. `--b-server-arg=--config
+    /// --b-server-arg=fast.ron`.
+    #[arg(long = "b-server-arg", allow_hyphen_values = true)]
+    b_server_args: Vec<String>,
     /// Collect the spawned server's trace-level per-stage timing lines
     /// (`cycle timing ... *_us=`) over the measuring window.
     #[arg(long)]
@@ -720,7 +731,7 @@ fn stop_server(server: &mut Server) {
 // ---------------------------------------------------------------------------
 // One run
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct RunResult {
     agents: usize,
     cycles: u64,
@@ -1067,10 +1078,80 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     })
 }
 
+/// The B variant of an A/B comparison, if one was asked for.
+fn variant_b(cli: &Cli) -> Option<Cli> {
+    if cli.b_server_bin.is_none() && cli.b_server_args.is_empty() {
+        return None;
+    }
+    let mut b = cli.clone();
+    if let Some(bin) = &cli.b_server_bin {
+        b.server_bin = Some(bin.clone());
+    }
+    b.server_args.extend(cli.b_server_args.iter().cloned());
+    Some(b)
+}
+
+/// Ratio B/A of each side-by-side pair of runs, for one figure.
+fn pair_ratios(
+    a: &[RunResult],
+    b: &[RunResult],
+    f: &dyn Fn(&RunResult) -> Option<f64>,
+) -> Vec<f64> {
+    a.iter()
+        .zip(b)
+        .filter_map(|(x, y)| Some(f(y)? / f(x)?))
+        .collect()
+}
+
+/// Runs A and B alternately and prints the comparison table.
+fn compare(cli: &Cli, b: &Cli) -> Result<()> {
+    let mut rows = Vec::new();
+    for &n in &cli.agents {
+        let (mut ra, mut rb) = (Vec::new(), Vec::new());
+        for run in 0..cli.runs.max(1) {
+            println!("== A, run {}", run + 1);
+            ra.push(one_run(cli, n, run)?);
+            println!("== B, run {}", run + 1);
+            rb.push(one_run(b, n, run)?);
+        }
+        rows.push((n, ra, rb));
+    }
+    println!();
+    println!(
+        "A/B ({} mode, {} alternating pair(s) each; B/A = median of the pairs' ratios)",
+        mode_name(cli),
+        cli.runs.max(1)
+    );
+    println!("| agents | A cycles/s | B cycles/s | B/A cycles/s | A CPU ms/cycle | B CPU ms/cycle | B/A CPU |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|");
+    for (n, ra, rb) in &rows {
+        let cps = |r: &RunResult| Some(r.cps);
+        let cpu = |r: &RunResult| r.cpu_ms_per_cycle;
+        let med = |v: &[RunResult], f: &dyn Fn(&RunResult) -> Option<f64>| {
+            median(v.iter().filter_map(f).collect())
+        };
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            n,
+            opt(med(ra, &cps), 0),
+            opt(med(rb, &cps), 0),
+            opt(median(pair_ratios(ra, rb, &cps)), 3),
+            opt(med(ra, &cpu), 3),
+            opt(med(rb, &cpu), 3),
+            opt(median(pair_ratios(ra, rb, &cpu)), 3),
+        );
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let cli = Cli::parse();
     if (cli.agents.len() > 1 || cli.runs > 1) && !cli.spawn_server {
         bail!("a list of agent counts or --runs > 1 needs --spawn-server (a fresh server per run)");
+    }
+    let b = variant_b(&cli);
+    if b.is_some() && !cli.spawn_server {
+        bail!("an A/B comparison (--b-server-bin / --b-server-arg) needs --spawn-server");
     }
     if !cli.sync && !cli.realtime {
         eprintln!("note: neither --sync nor --realtime given; assuming a real-time server");
@@ -1090,6 +1171,9 @@ fn main() -> Result<()> {
         cores,
         date.trim()
     );
+    if let Some(b) = &b {
+        return compare(&cli, b);
+    }
     let mut table: Vec<(usize, Vec<RunResult>)> = Vec::new();
     for &n in &cli.agents {
         let mut runs = Vec::new();
@@ -1131,4 +1215,60 @@ fn main() -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(cps: f64, cpu: Option<f64>) -> RunResult {
+        RunResult {
+            cps,
+            cpu_ms_per_cycle: cpu,
+            ..RunResult::default()
+        }
+    }
+
+    #[test]
+    fn ab_ratios_pair_runs_side_by_side() {
+        // The machine slows down 2x between the pairs; each pair's ratio
+        // stays 0.5, which the median of the ratios keeps and a ratio of
+        // medians would not.
+        let a = [
+            run(100.0, Some(10.0)),
+            run(50.0, Some(20.0)),
+            run(100.0, None),
+        ];
+        let b = [
+            run(200.0, Some(5.0)),
+            run(100.0, Some(10.0)),
+            run(150.0, Some(9.0)),
+        ];
+        let cps = pair_ratios(&a, &b, &|r| Some(r.cps));
+        assert_eq!(cps, vec![2.0, 2.0, 1.5]);
+        assert_eq!(median(cps), Some(2.0));
+        // A pair with a missing figure is left out.
+        let cpu = pair_ratios(&a, &b, &|r| r.cpu_ms_per_cycle);
+        assert_eq!(cpu, vec![0.5, 0.5]);
+        assert_eq!(median(cpu), Some(0.5));
+    }
+
+    #[test]
+    fn variant_b_replaces_the_binary_and_appends_arguments() {
+        let plain = Cli::parse_from(["loadgen", "--spawn-server", "--server-arg=--sync"]);
+        assert!(variant_b(&plain).is_none());
+        let cli = Cli::parse_from([
+            "loadgen",
+            "--spawn-server",
+            "--server-arg=--sync",
+            "--b-server-bin",
+            "/tmp/other",
+            "--b-server-arg=--config",
+            "--b-server-arg=b.ron",
+        ]);
+        let b = variant_b(&cli).expect("a B variant");
+        assert_eq!(b.server_bin, Some(PathBuf::from("/tmp/other")));
+        assert_eq!(b.server_args, ["--sync", "--config", "b.ron"]);
+        assert_eq!(cli.server_args, ["--sync"]);
+    }
 }
