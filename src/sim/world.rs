@@ -287,6 +287,26 @@ const RUNAWAY_DISTANCE: f32 = 60.0;
 /// or placed do not collide with each other until they are apart.
 const GHOST_PENETRATION: f32 = 0.005;
 
+/// The deepest overlap (m, positive) between a part in `a` and a part in
+/// `b` (world pose, shape, bounding box each), or `None` when none touch.
+fn parts_overlap(
+    a: &[(Isometry3<f32>, &dyn Shape, Aabb)],
+    b: &[(Isometry3<f32>, &dyn Shape, Aabb)],
+) -> Option<f32> {
+    let mut deepest: Option<f32> = None;
+    for (p1, s1, b1) in a {
+        for (p2, s2, b2) in b {
+            if !b1.intersects(b2) {
+                continue;
+            }
+            if let Ok(Some(c)) = rapier3d::parry::query::contact(p1, *s1, p2, *s2, 0.0) {
+                deepest = Some(deepest.unwrap_or(0.0).max(-c.dist));
+            }
+        }
+    }
+    deepest
+}
+
 /// Static geometry and the ball, read from the field scene.
 #[derive(Debug, Clone)]
 struct FieldDesc {
@@ -726,29 +746,17 @@ impl World {
     /// The deepest overlap (m, positive) between a part of `a` and a part
     /// of `b`, or `None` when no parts touch.
     fn robots_overlap(&self, a: RobotHandle, b: RobotHandle) -> Option<f32> {
-        let pa = self.robot_parts(a);
-        let pb = self.robot_parts(b);
-        let mut deepest: Option<f32> = None;
-        for (p1, s1, b1) in &pa {
-            for (p2, s2, b2) in &pb {
-                if !b1.intersects(b2) {
-                    continue;
-                }
-                if let Ok(Some(c)) = rapier3d::parry::query::contact(p1, *s1, p2, *s2, 0.0) {
-                    deepest = Some(deepest.unwrap_or(0.0).max(-c.dist));
-                }
-            }
-        }
-        deepest
+        parts_overlap(&self.robot_parts(a), &self.robot_parts(b))
     }
 
     /// Records every robot that `h` was just put inside of (parts overlapping
     /// by more than `GHOST_PENETRATION`): the two ignore each other until
     /// they are apart, instead of being flung off the field by the solver.
     fn mark_ghosts(&mut self, h: RobotHandle) {
-        let others: Vec<RobotHandle> = self.robots.keys().copied().filter(|o| *o != h).collect();
-        for o in others {
-            if let Some(depth) = self.robots_overlap(h, o) {
+        let mine = self.robot_parts(h);
+        let mut found = Vec::new();
+        for o in self.robots.keys().copied().filter(|o| *o != h) {
+            if let Some(depth) = parts_overlap(&mine, &self.robot_parts(o)) {
                 if depth > GHOST_PENETRATION {
                     tracing::debug!(
                         robot = h.0,
@@ -756,10 +764,11 @@ impl World {
                         depth,
                         "robot put inside another: no contact between them until they are apart"
                     );
-                    self.ghosts.insert((h.min(o), h.max(o)));
+                    found.push((h.min(o), h.max(o)));
                 }
             }
         }
+        self.ghosts.extend(found);
     }
 
     /// Drops the ghost pairs whose robots no longer touch.
