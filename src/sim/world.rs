@@ -246,9 +246,7 @@ impl PhysicsHooks for ContactRules<'_> {
                 return None;
             }
         }
-        {
-            Some(SolverFlags::COMPUTE_IMPULSES)
-        }
+        Some(SolverFlags::COMPUTE_IMPULSES)
     }
 }
 
