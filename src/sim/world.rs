@@ -207,6 +207,11 @@ fn tag_robot(u: u128) -> u32 {
     (u >> 32) as u32
 }
 
+/// A pair of robots as the sets of pairs key it: lower handle first.
+fn robot_pair(a: RobotHandle, b: RobotHandle) -> (RobotHandle, RobotHandle) {
+    (a.min(b), a.max(b))
+}
+
 /// Drops contacts between two parts of the same robot and between two
 /// robots that were put inside each other (`World::ghosts`), and sets the
 /// restitution of robot-ball contacts.
@@ -241,8 +246,11 @@ impl PhysicsHooks for ContactRules<'_> {
         let b = ctx.colliders.get(ctx.collider2).map(|c| c.user_data)?;
         if tag_kind(a) == KIND_PART && tag_kind(b) == KIND_PART {
             let (ra, rb) = (tag_robot(a), tag_robot(b));
-            let pair = (RobotHandle(ra.min(rb)), RobotHandle(ra.max(rb)));
-            if ra == rb || self.ghosts.contains(&pair) {
+            if ra == rb
+                || self
+                    .ghosts
+                    .contains(&robot_pair(RobotHandle(ra), RobotHandle(rb)))
+            {
                 return None;
             }
         }
@@ -762,7 +770,7 @@ impl World {
                         depth,
                         "robot put inside another: no contact between them until they are apart"
                     );
-                    found.push((h.min(o), h.max(o)));
+                    found.push(robot_pair(h, o));
                 }
             }
         }
@@ -1148,7 +1156,7 @@ impl World {
                 (self.robot_of(pair.collider1), self.robot_of(pair.collider2))
             {
                 if a != b {
-                    self.robot_pairs.insert((a.min(b), a.max(b)));
+                    self.robot_pairs.insert(robot_pair(a, b));
                 }
             }
         }

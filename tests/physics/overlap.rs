@@ -16,9 +16,9 @@ fn farthest_part(w: &World, h: RobotHandle) -> f32 {
         .fold(0.0, f32::max)
 }
 
-/// Drops `b` from 1.1 m onto the standing `a`; returns whether the two
-/// touched and the lowest torso height of `b` in the first 0.3 s.
-fn drop_onto(w: &mut World, a: RobotHandle, b: RobotHandle) -> (bool, f32) {
+/// Drops `b` from 1.1 m onto the standing `a` and checks that the two
+/// touch and that `b` stays on top (torso above 0.6 m) for 0.3 s.
+fn assert_lands_on(w: &mut World, a: RobotHandle, b: RobotHandle, context: &str) {
     let at = torso(w, a);
     w.place_robot(b, Vector3::new(at.x, at.y, 1.1), 0.0);
     let mut touched = false;
@@ -28,7 +28,14 @@ fn drop_onto(w: &mut World, a: RobotHandle, b: RobotHandle) -> (bool, f32) {
         touched |= w.robot_contacts().contains(&(a.min(b), a.max(b)));
         lowest = lowest.min(torso(w, b).z);
     }
-    (touched, lowest)
+    assert!(
+        touched,
+        "{context}: the dropped robot never touched the other"
+    );
+    assert!(
+        lowest > 0.6,
+        "{context}: the dropped robot went through the standing one (torso down to {lowest} m)"
+    );
 }
 
 #[test]
@@ -53,12 +60,7 @@ fn robots_created_inside_each_other_pass_through_until_apart() {
     for _ in 0..5 {
         w.step();
     }
-    let (touched, lowest) = drop_onto(&mut w, a, b);
-    assert!(touched, "robots no longer collide after being apart");
-    assert!(
-        lowest > 0.6,
-        "the dropped robot went through the standing one (torso down to {lowest} m)"
-    );
+    assert_lands_on(&mut w, a, b, "after being apart");
 }
 
 #[test]
@@ -69,7 +71,5 @@ fn robots_placed_apart_collide() {
     for _ in 0..20 {
         w.step();
     }
-    let (touched, lowest) = drop_onto(&mut w, a, b);
-    assert!(touched, "a robot dropped onto another did not touch it");
-    assert!(lowest > 0.6, "went through: torso down to {lowest} m");
+    assert_lands_on(&mut w, a, b, "placed apart");
 }
