@@ -1,4 +1,4 @@
-//! Issue 2: the agent TCP server, the protocol layer and the simulation
+//! The agent TCP server, the protocol layer and the simulation
 //! loop, driven over real sockets.
 
 mod util;
@@ -196,7 +196,7 @@ async fn commands_take_effect_two_steps_later() {
 async fn replayed_transcript_has_reference_shapes() {
     let dir = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/reference/transcripts"
+        "/tests/data/reference/transcripts"
     );
     let sent =
         std::fs::read_to_string(format!("{dir}/sync_agent_sent_first13.txt")).expect("transcript");
@@ -271,7 +271,7 @@ async fn several_messages_in_one_write_and_split_frames() {
 async fn type_four_frames_have_the_reference_order() {
     let dir = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/reference/transcripts"
+        "/tests/data/reference/transcripts"
     );
     let reference =
         std::fs::read_to_string(format!("{dir}/sync_type4_agent_first10.txt")).expect("transcript");
@@ -333,7 +333,7 @@ async fn type_four_frames_have_the_reference_order() {
     server.stop().await;
 }
 
-/// Issue 3: a robot standing on the field in the running server feels its
+/// A robot standing on the field in the running server feels its
 /// own weight on its feet and gravity in its accelerometer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn standing_agent_feels_its_weight() {

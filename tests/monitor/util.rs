@@ -252,7 +252,7 @@ pub fn parts(msg: &str) -> [&str; 3] {
 /// Reads a transcript file of the reference (one message per line).
 pub fn transcript(name: &str) -> Vec<String> {
     let path = format!(
-        "{}/../shared/reference/transcripts/{name}",
+        "{}/tests/data/reference/transcripts/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(&path)

@@ -7,9 +7,9 @@ use nalgebra::Vector3;
 use rcss3d::sim::model::{ModelLibrary, RobotModel};
 use rcss3d::sim::world::{PhysicsConfig, RobotHandle, World};
 
-/// `../shared/reference` beside the crate.
+/// The reference data copied into the repository (`tests/data/reference`).
 pub fn reference_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/reference"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/reference"))
 }
 
 pub fn library() -> &'static ModelLibrary {

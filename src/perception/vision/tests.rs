@@ -1,4 +1,4 @@
-//! Tests of the vision perceptor (issue 4 acceptance, vision part).
+//! Tests of the vision perceptor.
 //!
 //! Expected values are computed here independently of the implementation:
 //! in f64, with the head axes written out by hand (no nalgebra rotation),
@@ -1009,7 +1009,7 @@ fn robots_ordered_and_teamless_hidden() {
 // ---------------------------------------------------- transcript format
 
 fn transcript_dir() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/transcripts")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/reference/transcripts")
 }
 
 /// The `(See ...)` substrings of every agent transcript.
