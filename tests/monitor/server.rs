@@ -124,13 +124,34 @@ async fn reqfullstate_gives_the_requester_a_full_state() {
     next(&mut a).await;
     next(&mut b).await;
     a.send("(reqfullstate)").await.unwrap();
-    // The server handles it locally; give the reader a moment.
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    server.publish(snapshot(2, [0.0, 0.0], vec![]));
-    assert_eq!(next(&mut a).await.kind, FrameKind::Full);
-    assert_eq!(next(&mut b).await.kind, FrameKind::Delta);
+    // The server handles it locally: `a`'s next full state is the sign
+    // that its reader has taken the command; `b` meanwhile gets deltas.
+    publish_until_full(&server, &mut a, Some(&mut b)).await;
     assert!(server.commands.try_recv().is_err(), "not forwarded");
     server.stop().await;
+}
+
+/// Publishes snapshots, one per message received, until `client` receives
+/// a full state (at most 100). Each of `other`'s messages meanwhile must be
+/// a delta. The monitor's reader handles one connection's frames in
+/// order, so once the full state asked for arrives, every command sent
+/// before the `(reqfullstate)` has been handled too.
+async fn publish_until_full(
+    server: &TestServer,
+    client: &mut MonitorClient,
+    mut other: Option<&mut MonitorClient>,
+) {
+    for cycle in 1..=100 {
+        server.publish(snapshot(2 * cycle, [0.0, 0.0], vec![]));
+        let kind = next(client).await.kind;
+        if let Some(o) = other.as_deref_mut() {
+            assert_eq!(next(o).await.kind, FrameKind::Delta, "only the requester");
+        }
+        if kind == FrameKind::Full {
+            return;
+        }
+    }
+    panic!("no full state after 100 snapshots");
 }
 
 #[tokio::test]
@@ -167,10 +188,9 @@ async fn read_only_port_refuses_state_changes() {
     a.send("(killsim)(ball (pos 1 1 0.042))(reqfullstate)")
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    server.publish(snapshot(2, [0.0, 0.0], vec![]));
-    // reqfullstate still works; nothing reached the simulation.
-    assert_eq!(next(&mut a).await.kind, FrameKind::Full);
+    // reqfullstate still works, and once its full state arrives the two
+    // commands before it have been handled: nothing reached the simulation.
+    publish_until_full(&server, &mut a, None).await;
     assert!(server.commands.try_recv().is_err());
     server.stop().await;
 }
