@@ -1,5 +1,5 @@
-//! Issue 7: inputs found by fuzzing and by reading the untrusted paths, one
-//! test each, named after what they found.
+//! Inputs found by fuzzing and by reading the untrusted paths, one test
+//! each, named after the behaviour they pin down.
 //!
 //! A crash in these paths is usually a stack overflow, which aborts the
 //! whole process instead of failing one test. So each body runs in a child
@@ -59,14 +59,13 @@ fn on_server_sized_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'stat
 
 // ---------------------------------------------------------------------------
 // Agent robot type: `(scene rsg/agent/nao/nao_hetero.rsg <arg>)`. The
-// argument is substituted into `(eval "NaoType[" $type "]['UseToe']")`, so an
-// agent writes an expression the scene evaluator parses by recursive descent
-// (`ExprParser::unary` / `atom` in src/sim/scene.rs), which had nothing
-// bounding the depth: one frame (up to 1 MiB) from any agent aborted the
-// whole server with a stack overflow on the simulation thread
-// (`Simulation::execute_scenes` -> `ModelLibrary::resolve`), and every new
-// spelling of a type ("00", "+0", "1-1") cached another model. Fixed by
-// accepting only small canonical integers as scene arguments.
+// argument is substituted into `(eval "NaoType[" $type "]['UseToe']")`, and
+// the scene evaluator parses that expression by recursive descent
+// (`ExprParser::unary` / `atom` in src/sim/scene.rs) on the simulation
+// thread. Only small canonical integers are accepted as scene arguments, so
+// an agent cannot make the evaluator recurse without bound (one 1 MiB frame
+// would overflow the stack and abort the whole server) nor cache another
+// model under every new spelling of a type ("00", "+0", "1-1").
 
 const NAO_HETERO: &str = "rsg/agent/nao/nao_hetero.rsg";
 
@@ -78,7 +77,7 @@ fn resolve_on_server_stack(arg: String) -> bool {
 }
 
 #[test]
-fn issue7_scene_type_arg_plain_numbers_still_work() {
+fn scene_type_arg_small_integers_resolve() {
     // Control for the two tests below: the normal types resolve.
     assert!(resolve_on_server_stack("0".into()));
     assert!(resolve_on_server_stack("4".into()));
@@ -86,36 +85,29 @@ fn issue7_scene_type_arg_plain_numbers_still_work() {
 }
 
 #[test]
-
-fn issue7_scene_type_arg_many_minus_signs_overflow_eval() {
-    isolated(
-        "issue7_scene_type_arg_many_minus_signs_overflow_eval",
-        || {
-            // 200 000 unary minus signs, then the robot type: a 200 kB frame.
-            let arg = format!("{}0", "-".repeat(200_000));
-            // Any answer is fine (refusing is expected); aborting is not.
-            let _ = resolve_on_server_stack(arg);
-        },
-    );
+fn scene_type_arg_of_many_minus_signs_does_not_crash() {
+    isolated("scene_type_arg_of_many_minus_signs_does_not_crash", || {
+        // 200 000 unary minus signs, then the robot type: a 200 kB frame.
+        let arg = format!("{}0", "-".repeat(200_000));
+        // Any answer is fine (refusing is expected); aborting is not.
+        let _ = resolve_on_server_stack(arg);
+    });
 }
 
 #[test]
-fn issue7_scene_type_arg_deep_parentheses_overflow_eval() {
-    isolated(
-        "issue7_scene_type_arg_deep_parentheses_overflow_eval",
-        || {
-            let arg = format!("{}0{}", "(".repeat(100_000), ")".repeat(100_000));
-            let _ = resolve_on_server_stack(arg);
-        },
-    );
+fn scene_type_arg_of_deep_parentheses_does_not_crash() {
+    isolated("scene_type_arg_of_deep_parentheses_does_not_crash", || {
+        let arg = format!("{}0{}", "(".repeat(100_000), ")".repeat(100_000));
+        let _ = resolve_on_server_stack(arg);
+    });
 }
 
 #[test]
-fn issue7_scene_type_arg_deep_eval_through_a_real_agent() {
+fn scene_type_arg_deep_expression_from_an_agent_leaves_the_server_running() {
     // The same input through the real server and a socket: the witness
     // agent must keep receiving frames after the bad agent's scene.
     isolated(
-        "issue7_scene_type_arg_deep_eval_through_a_real_agent",
+        "scene_type_arg_deep_expression_from_an_agent_leaves_the_server_running",
         || {
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
@@ -185,8 +177,8 @@ fn issue7_scene_type_arg_deep_eval_through_a_real_agent() {
 // limit; these pin it down so a refactor cannot lose it.
 
 #[test]
-fn issue7_agent_sexp_deep_nesting_is_an_error() {
-    isolated("issue7_agent_sexp_deep_nesting_is_an_error", || {
+fn agent_sexp_deep_nesting_is_an_error() {
+    isolated("agent_sexp_deep_nesting_is_an_error", || {
         let mut deep = "(a ".repeat(1_000_000).into_bytes();
         deep.extend(std::iter::repeat_n(b')', 1_000_000));
         let p = on_server_sized_stack(move || {
@@ -199,8 +191,8 @@ fn issue7_agent_sexp_deep_nesting_is_an_error() {
 }
 
 #[test]
-fn issue7_monitor_command_deep_nesting_is_an_error() {
-    isolated("issue7_monitor_command_deep_nesting_is_an_error", || {
+fn monitor_command_deep_nesting_is_an_error() {
+    isolated("monitor_command_deep_nesting_is_an_error", || {
         let mut deep = "(ball ".repeat(1_000_000).into_bytes();
         deep.extend(std::iter::repeat_n(b')', 1_000_000));
         let errs = on_server_sized_stack(move || {
@@ -211,27 +203,22 @@ fn issue7_monitor_command_deep_nesting_is_an_error() {
 }
 
 #[test]
-fn issue7_scene_text_deep_nesting_does_not_crash_the_reader() {
-    // parse_sexps is iterative; dropping the deep tree it returns used to
-    // recurse and overflow a 2 MiB stack at 20 000 levels (scene::Sexp now
-    // drops iteratively).
-    isolated(
-        "issue7_scene_text_deep_nesting_does_not_crash_the_reader",
-        || {
-            let text = format!(
-                "(RSG 0 1)\n({}{})",
-                "(nd Transform ".repeat(20_000),
-                ")".repeat(20_000)
-            );
-            let ok =
-                on_server_sized_stack(move || parse_sexps(&Arc::from("deep.rsg"), &text).is_ok());
-            assert!(ok);
-        },
-    );
+fn scene_text_deep_nesting_does_not_crash_the_reader() {
+    // parse_sexps is iterative, and so is dropping the tree it returns: a
+    // recursive drop would overflow a 2 MiB stack at 20 000 levels.
+    isolated("scene_text_deep_nesting_does_not_crash_the_reader", || {
+        let text = format!(
+            "(RSG 0 1)\n({}{})",
+            "(nd Transform ".repeat(20_000),
+            ")".repeat(20_000)
+        );
+        let ok = on_server_sized_stack(move || parse_sexps(&Arc::from("deep.rsg"), &text).is_ok());
+        assert!(ok);
+    });
 }
 
 #[test]
-fn issue7_scene_type_spellings_do_not_each_cache_a_model() {
+fn scene_type_spellings_do_not_each_cache_a_model() {
     let lib = ModelLibrary::load(ModelLibrary::default_dir()).expect("models load");
     let type0 = lib.resolve(NAO_HETERO, &["0".into()]).expect("type 0");
     // Each spelling must either be refused or give the same (cached) model.
@@ -247,15 +234,12 @@ fn issue7_scene_type_spellings_do_not_each_cache_a_model() {
 }
 
 // ---------------------------------------------------------------------------
-// Physics blow-up. Found by the 30-minute soak (src/bin/soak.rs, release,
-// 22 agents + chaos): after 21 minutes the simulation thread stopped
-// inside rapier's broad phase (`SAPLayer::ensure_region_exists`, called
-// from `World::step`, src/sim/world.rs) and the server's RSS grew by about
-// 300 MB/s to 20 GB: the symptom of a body whose position or velocity ran
-// away, so that its bounding box spans millions of broad-phase regions.
-// Robots started inside each other reproduce the run-away in a few steps.
-// Nothing checks the bodies after a step, so one bad contact takes the
-// whole server (and the machine's memory) down.
+// Robots started inside each other. The contact solver answers deep
+// overlaps with huge impulses; without the speed cap and the run-away guard
+// in `World::step` one bad contact sends a body kilometres away, its
+// bounding box then spans millions of broad-phase regions and the server's
+// memory grows by hundreds of MB per second. The soak's chaos agents reach
+// this state; 12 robots started in one spot reproduce it in a few steps.
 
 /// 12 robots of all types started in one spot, stepped for 200 cycles;
 /// returns the farthest any part got from the centre (m), or the first
@@ -288,26 +272,12 @@ fn robots_started_inside_each_other() -> Result<f32, String> {
     Ok(farthest)
 }
 
+/// Every part stays finite and within 30 m of the centre: the robots are
+/// neither lost to a run-away nor flung off the field.
 #[test]
-fn issue7_robots_started_inside_each_other_stay_bounded() {
-    // The run-away itself: before the velocity cap in World::step a torso
-    // was 2 km away after 53 steps and still accelerating.
-    isolated(
-        "issue7_robots_started_inside_each_other_stay_bounded",
-        || {
-            let far = robots_started_inside_each_other().unwrap_or_else(|e| panic!("{e}"));
-            assert!(far < 1000.0, "a part got {far} m from the centre");
-        },
-    );
-}
-
-#[test]
-fn issue7_robots_started_inside_each_other_are_not_flung_off_the_field() {
-    isolated(
-        "issue7_robots_started_inside_each_other_are_not_flung_off_the_field",
-        || {
-            let far = robots_started_inside_each_other().unwrap_or_else(|e| panic!("{e}"));
-            assert!(far < 30.0, "a part got {far} m from the centre");
-        },
-    );
+fn robots_started_inside_each_other_stay_on_the_field() {
+    isolated("robots_started_inside_each_other_stay_on_the_field", || {
+        let far = robots_started_inside_each_other().unwrap_or_else(|e| panic!("{e}"));
+        assert!(far < 30.0, "a part got {far} m from the centre");
+    });
 }
