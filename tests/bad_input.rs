@@ -1,4 +1,4 @@
-//! Issue 2, bad input: every row gets a real-socket test. Each test keeps
+//! Bad input: every row of the bad-input table gets a real-socket test. Each test keeps
 //! a well-behaved "witness" agent cycling while a bad client misbehaves,
 //! and checks the log line, that nothing panicked and that the witness's
 //! cycles went on (time +0.02 per frame).

@@ -1,4 +1,4 @@
-//! Issue 8: in sync mode, the same seed and the same scripted agents give a
+//! In sync mode, the same seed and the same scripted agents give a
 //! byte-identical match log; a different seed gives a different one.
 
 mod util;

@@ -1,4 +1,4 @@
-//! Issue 5 end to end: two short teams over the real server, kick-off from
+//! A match end to end: two short teams over the real server, kick-off from
 //! the monitor port, the trainer puts the ball into a goal: agents see
 //! `Goal_Left`, then `KickOff_Right`, and the score in GS.
 

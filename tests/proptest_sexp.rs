@@ -1,4 +1,4 @@
-//! Issue 7: property tests for the bytes -> frames -> S-expressions ->
+//! Property tests for the bytes -> frames -> S-expressions ->
 //! commands path. The same properties run for much longer under
 //! `cargo fuzz` (fuzz/fuzz_targets/); these keep them in every `cargo test`.
 //!

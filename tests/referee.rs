@@ -1,4 +1,4 @@
-//! Scenario tests of the automated referee (issue 5): the referee is driven
+//! Scenario tests of the automated referee: the referee is driven
 //! with prepared world facts, cycle by cycle, and its decisions are applied
 //! to a toy world (no physics, no sockets).
 

@@ -1,4 +1,4 @@
-//! Issue 7: the CI soak. Runs `src/bin/soak.rs` against the real server
+//! The CI soak. Runs `src/bin/soak.rs` against the real server
 //! binary for a few minutes (22 honest agents in real-time mode, the chaos
 //! client, two monitors of which one stops reading) and checks its report.
 //!
@@ -106,7 +106,7 @@ fn soak_with_chaos_clients_and_a_stalled_monitor() {
     assert!(num("cycles") > 0.0, "the simulation did not run");
     assert!(num("monitor_frames") > 0.0, "the monitor got nothing");
     // The monitor that stopped reading may be served again or dropped
-    // over a limit (issue 7 item 3); either is fine, so it is only shown.
+    // over a limit; either is fine, so it is only shown.
     println!(
         "stalled monitor: {} frames after it read again",
         num("stalled_monitor_frames_after")

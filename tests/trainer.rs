@@ -1,4 +1,4 @@
-//! Issue 8: every monitor/trainer command of monitor-protocol.md §10 shown
+//! Every monitor/trainer command of monitor-protocol.md §10 shown
 //! to take effect in the world or the game state of the real server.
 
 mod util;

@@ -1,4 +1,4 @@
-//! `loadgen`: a load generator for the server (issue 6).
+//! `loadgen`: a load generator for the server.
 //!
 //! It runs N scripted agents over real TCP, each on its own OS thread with
 //! blocking sockets (an agent sleeps in `read` between frames, so 22 of them

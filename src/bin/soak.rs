@@ -1,5 +1,5 @@
 //! `soak`: a bounded, loopback-only endurance run of the server with
-//! misbehaving clients (issue 7).
+//! misbehaving clients.
 //!
 //! It starts a server (the `rcss3d` binary given by `--server-bin`, or
 //! in-process through `rcss3d::net::server::run` on its own runtime), then

@@ -1,7 +1,7 @@
 //! A per-connection inbound byte budget (token bucket).
 //!
 //! A client may send `rate` bytes per second on average, in bursts of up to
-//! `burst` bytes. Going over closes the connection (issue 7: a client over
+//! `burst` bytes. Going over closes the connection (a client over
 //! a limit is dropped, the others go on). Real agents send well under a
 //! kilobyte per cycle; the default (16 MiB/s) only stops floods.
 
