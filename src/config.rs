@@ -142,9 +142,13 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Parses RON text; `path` names the source in errors.
+    /// Parses RON text; `path` names the source in errors. RON's
+    /// `implicit_some` is on: an optional field may be written as its plain
+    /// value (`sync_timeout_ms: 2000`) or as `Some(2000)`; `None` turns it off.
     pub fn from_ron(text: &str, path: &str) -> Result<Config, ConfigError> {
-        let cfg: Config = ron::from_str(text).map_err(|e| ConfigError::Syntax {
+        let options = ron::Options::default()
+            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+        let cfg: Config = options.from_str(text).map_err(|e| ConfigError::Syntax {
             path: path.to_owned(),
             line: e.position.line,
             col: e.position.col,
@@ -275,5 +279,21 @@ mod tests {
         assert!(err.to_string().starts_with("z.ron: step"), "{err}");
         let err = Config::from_ron("(agent_port: \"x\")", "w.ron").expect_err("bad type");
         assert!(err.to_string().starts_with("w.ron:1:"), "{err}");
+    }
+
+    #[test]
+    fn optional_fields_take_plain_values_or_some() {
+        let plain = Config::from_ron(
+            "(sync_timeout_ms: 2000, monitor: (trainer_secret: \"s3cret\"))",
+            "p.ron",
+        )
+        .expect("plain values parse");
+        assert_eq!(plain.sync_timeout_ms, Some(2000));
+        assert_eq!(plain.monitor.trainer_secret.as_deref(), Some("s3cret"));
+        let wrapped =
+            Config::from_ron("(sync_timeout_ms: Some(2000))", "s.ron").expect("Some parses");
+        assert_eq!(wrapped.sync_timeout_ms, Some(2000));
+        let none = Config::from_ron("(sync_timeout_ms: None)", "n.ron").expect("None parses");
+        assert_eq!(none.sync_timeout_ms, None);
     }
 }
