@@ -621,9 +621,9 @@ fn spawn_server(cli: &Cli, bin: &Path, run_flag: Arc<AtomicU8>) -> Result<Server
     }
     cmd.args(&cli.server_args);
     cmd.stdin(Stdio::null());
-    // The server logs through tracing's default writer (stdout); stderr
-    // carries panics. Both go to --server-log (or nowhere); with --stages
-    // stdout is read here instead and copied to the log file.
+    // The server logs to stderr (panics too) and prints its results on
+    // stdout. Both go to --server-log (or nowhere); with --stages stderr is
+    // read here instead and copied to the log file.
     let log_file = match &cli.server_log {
         Some(p) => {
             Some(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?)
@@ -631,31 +631,31 @@ fn spawn_server(cli: &Cli, bin: &Path, run_flag: Arc<AtomicU8>) -> Result<Server
         None => None,
     };
     match &log_file {
-        Some(f) => cmd.stderr(f.try_clone()?),
-        None => cmd.stderr(Stdio::null()),
+        Some(f) => cmd.stdout(f.try_clone()?),
+        None => cmd.stdout(Stdio::null()),
     };
     if cli.stages {
         cmd.env("RUST_LOG", "warn,rcss3d::sim::driver=trace");
         cmd.env("NO_COLOR", "1");
-        cmd.stdout(Stdio::piped());
+        cmd.stderr(Stdio::piped());
     } else {
         if std::env::var_os("RUST_LOG").is_none() {
             cmd.env("RUST_LOG", "warn");
         }
         match &log_file {
-            Some(f) => cmd.stdout(f.try_clone()?),
-            None => cmd.stdout(Stdio::null()),
+            Some(f) => cmd.stderr(f.try_clone()?),
+            None => cmd.stderr(Stdio::null()),
         };
     }
     let mut child = cmd
         .spawn()
         .with_context(|| format!("starting {}", bin.display()))?;
     let stages = if cli.stages {
-        let stdout = child.stdout.take().expect("piped stdout");
+        let logs = child.stderr.take().expect("piped stderr");
         let mut log = log_file;
         Some(std::thread::spawn(move || {
             let mut rows = Vec::new();
-            for line in BufReader::new(stdout).lines() {
+            for line in BufReader::new(logs).lines() {
                 let Ok(line) = line else { break };
                 if let Some(f) = log.as_mut() {
                     let _ = writeln!(f, "{line}");

@@ -133,7 +133,7 @@ impl Server {
                     .with_context(|| format!("cannot start {}", bin.display()))?;
                 let pid = child.id().context("server pid")?;
                 let stderr = Arc::new(OutputStats::default());
-                // tracing writes to stdout, panics to stderr: read both.
+                // Logs and panics go to stderr, the results to stdout: read both.
                 let out = child.stdout.take().context("server stdout")?;
                 let err = child.stderr.take().context("server stderr")?;
                 tokio::spawn(drain_output(out, stderr.clone()));
