@@ -367,3 +367,20 @@ fn server_flags_and_subcommands_do_not_mix() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("PlayOn"), "lists the modes");
 }
+
+/// A sync-mode server without agents runs no cycles; `ctl killsim` still
+/// stops it, and its log is complete.
+#[test]
+fn killsim_stops_an_idle_sync_mode_server() {
+    let dir = Scratch::new("sync");
+    let log = dir.0.join("idle.log");
+    let mut server = Server::start(
+        &dir.0,
+        &["--sync", "--log", log.to_str().expect("utf-8 path")],
+    );
+    let out = ctl(&server, &["killsim"]);
+    assert!(out.contains("server stopped"), "{out}");
+    assert!(server.wait_exit(Duration::from_secs(10)).success());
+    let out = rcss3d(&["check-log", log.to_str().expect("utf-8 path")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

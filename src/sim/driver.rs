@@ -132,7 +132,9 @@ pub fn run(
         }
         if cfg.sync_mode && !stop {
             let started = Instant::now();
-            while !sim.barrier_satisfied() && !stop {
+            // A `killsim` must also end the wait (an idle server has no
+            // agent whose `(syn)` would end it).
+            while !sim.barrier_satisfied() && !stop && !sim.quit_requested() {
                 let input = match sync_timeout {
                     None => match inputs.recv() {
                         Ok(i) => i,
