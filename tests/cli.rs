@@ -284,6 +284,32 @@ fn ctl_says_so_when_a_command_has_no_effect() {
     );
 }
 
+/// A monitor port guarded by a trainer secret (written plainly in the
+/// configuration, without `Some(...)`): `ctl` needs `--secret`.
+#[test]
+fn ctl_authenticates_with_the_trainer_secret() {
+    let dir = Scratch::new("secret");
+    let conf = dir.0.join("secret.ron");
+    std::fs::write(&conf, "(monitor: (trainer_secret: \"s3cret\"))").expect("write");
+    let server = Server::start(&dir.0, &["--config", conf.to_str().expect("utf-8 path")]);
+    let out = rcss3d(&[
+        "ctl",
+        "--monitor",
+        &server.monitor,
+        "--timeout",
+        "1",
+        "playmode",
+        "PlayOn",
+    ]);
+    assert!(!out.status.success(), "refused without the secret");
+    let out = ctl(&server, &["--secret", "s3cret", "playmode", "PlayOn"]);
+    assert!(out.contains("PlayOn"), "{out}");
+    assert_eq!(
+        play_mode_seen_by_a_new_monitor(&server.monitor),
+        Some(PlayMode::PlayOn)
+    );
+}
+
 #[test]
 fn ctl_and_watch_report_a_missing_server_in_one_line() {
     let port = free_port().to_string();
