@@ -365,5 +365,9 @@
     speed: (value) => send({ cmd: "speed", value }),
   };
 
+  // #camera=top|follow|orbit picks the first camera (for bookmarks).
+  const wanted = /camera=(top|follow|orbit)/.exec(location.hash);
+  if (wanted) setCamera({ mode: wanted[1], distance: wanted[1] === "follow" ? 6 : cam.distance });
+
   connect();
 })();

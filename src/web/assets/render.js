@@ -66,6 +66,7 @@ class Renderer {
       sphere: this.upload(sphereMesh(10, 16)),
       cylinder: this.upload(cylinderMesh(16)),
     };
+    this.ground = [];
     this.staticObjects = [];
     this.translucent = [];
   }
@@ -100,36 +101,41 @@ class Renderer {
 
   // The static scene for a field description (hello.field).
   setField(f) {
+    // Flat ground layers are drawn first, in order and without depth
+    // (no z-fighting whatever the depth buffer's precision); the goals
+    // then go with the robots.
+    const ground = [];
     const objs = [];
     const trans = [];
+    const flat = (pos, size, color, q) => ground.push(item("box", pos, q || Q.identity, size, color));
     const box = (pos, size, color, q) => objs.push(item("box", pos, q || Q.identity, size, color));
     const hl = f.length / 2, hw = f.width / 2;
     const lw = 0.05; // line width
     const lz = 0.004; // lines just above the grass
-    box([0, 0, -0.07], [f.length + 16, f.width + 14, 0.1], COLORS.surround);
-    box([0, 0, -0.01], [f.length + 1.2, f.width + 1.2, 0.02], COLORS.grass);
+    flat([0, 0, -0.07], [f.length + 16, f.width + 14, 0.1], COLORS.surround);
+    flat([0, 0, -0.01], [f.length + 1.2, f.width + 1.2, 0.02], COLORS.grass);
     // Outer lines, halfway line, centre spot.
-    box([0, hw, lz], [f.length + lw, lw, 0.002], COLORS.line);
-    box([0, -hw, lz], [f.length + lw, lw, 0.002], COLORS.line);
-    box([hl, 0, lz], [lw, f.width + lw, 0.002], COLORS.line);
-    box([-hl, 0, lz], [lw, f.width + lw, 0.002], COLORS.line);
-    box([0, 0, lz], [lw, f.width, 0.002], COLORS.line);
-    box([0, 0, lz], [0.1, 0.1, 0.002], COLORS.line);
+    flat([0, hw, lz], [f.length + lw, lw, 0.002], COLORS.line);
+    flat([0, -hw, lz], [f.length + lw, lw, 0.002], COLORS.line);
+    flat([hl, 0, lz], [lw, f.width + lw, 0.002], COLORS.line);
+    flat([-hl, 0, lz], [lw, f.width + lw, 0.002], COLORS.line);
+    flat([0, 0, lz], [lw, f.width, 0.002], COLORS.line);
+    flat([0, 0, lz], [0.1, 0.1, 0.002], COLORS.line);
     // Centre circle out of short segments.
     const segments = 48;
     for (let i = 0; i < segments; i++) {
       const a = ((i + 0.5) / segments) * 2 * Math.PI;
       const r = f.centreRadius;
       const seg = (2 * Math.PI * r) / segments + 0.01;
-      box([r * Math.cos(a), r * Math.sin(a), lz], [lw, seg, 0.002], COLORS.line, Q.aboutZ(a));
+      flat([r * Math.cos(a), r * Math.sin(a), lz], [lw, seg, 0.002], COLORS.line, Q.aboutZ(a));
     }
     // Penalty areas.
     for (const s of [-1, 1]) {
       const x0 = s * hl, x1 = s * (hl - f.penaltyLength);
       const pw = f.penaltyWidth / 2;
-      box([x1, 0, lz], [lw, f.penaltyWidth + lw, 0.002], COLORS.line);
-      box([(x0 + x1) / 2, pw, lz], [f.penaltyLength, lw, 0.002], COLORS.line);
-      box([(x0 + x1) / 2, -pw, lz], [f.penaltyLength, lw, 0.002], COLORS.line);
+      flat([x1, 0, lz], [lw, f.penaltyWidth + lw, 0.002], COLORS.line);
+      flat([(x0 + x1) / 2, pw, lz], [f.penaltyLength, lw, 0.002], COLORS.line);
+      flat([(x0 + x1) / 2, -pw, lz], [f.penaltyLength, lw, 0.002], COLORS.line);
     }
     // Goals: posts and crossbar on the goal line, translucent net behind.
     const post = 0.05;
@@ -146,6 +152,7 @@ class Renderer {
       net([s * (hl + gd / 2), -gw, gh / 2], [gd, 0.01, gh]);
       net([s * (hl + gd / 2), 0, gh], [gd, 2 * gw, 0.01]);
     }
+    this.ground = ground;
     this.staticObjects = objs;
     this.translucent = trans;
   }
@@ -189,6 +196,9 @@ class Renderer {
     const n = Math.hypot(...l);
     gl.uniform3f(this.loc.light, l[0] / n, l[1] / n, l[2] / n);
     gl.disable(gl.BLEND);
+    gl.disable(gl.DEPTH_TEST);
+    for (const o of this.ground) this.drawItem(o);
+    gl.enable(gl.DEPTH_TEST);
     gl.depthMask(true);
     for (const o of this.staticObjects) this.drawItem(o);
     for (const o of objects) this.drawItem(o);
