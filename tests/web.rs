@@ -13,3 +13,5 @@ mod chrome;
 mod harness;
 #[path = "web/pixels.rs"]
 mod pixels;
+#[path = "web/stream.rs"]
+mod stream;

@@ -123,10 +123,22 @@ mod tests {
                 PlayMode::PlayOn
             )))
         );
-        assert_eq!(parse(r#"{"cmd":"seek","frame":12}"#), Ok(PageCommand::Seek(12)));
-        assert_eq!(parse(r#"{"cmd":"step","delta":-1}"#), Ok(PageCommand::Step(-1)));
-        assert_eq!(parse(r#"{"cmd":"speed","value":100}"#), Ok(PageCommand::Speed(8.0)));
-        assert_eq!(parse(r#"{"cmd":"speed","value":0}"#), Ok(PageCommand::Speed(0.25)));
+        assert_eq!(
+            parse(r#"{"cmd":"seek","frame":12}"#),
+            Ok(PageCommand::Seek(12))
+        );
+        assert_eq!(
+            parse(r#"{"cmd":"step","delta":-1}"#),
+            Ok(PageCommand::Step(-1))
+        );
+        assert_eq!(
+            parse(r#"{"cmd":"speed","value":100}"#),
+            Ok(PageCommand::Speed(8.0))
+        );
+        assert_eq!(
+            parse(r#"{"cmd":"speed","value":0}"#),
+            Ok(PageCommand::Speed(0.25))
+        );
         for bad in [
             "",
             "[]",

@@ -1,7 +1,10 @@
 //! A TCP listener for the web server that holds at most a fixed number of
 //! connections open: the next accept waits until one closes (further
 //! clients wait in the kernel's backlog), so idle or half-open HTTP
-//! connections cannot grow without bound.
+//! connections cannot grow without bound. Each connection's kernel send
+//! buffer is fixed, so a slow viewer's backlog stays small: its sends
+//! block early and it skips to the newest picture instead of watching
+//! seconds-old ones.
 
 use std::io;
 use std::net::SocketAddr;
@@ -18,14 +21,17 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 pub struct LimitedListener {
     inner: TcpListener,
     permits: Arc<Semaphore>,
+    send_buffer: usize,
 }
 
 impl LimitedListener {
-    /// At most `max` connections of `inner` open at once.
-    pub fn new(inner: TcpListener, max: usize) -> LimitedListener {
+    /// At most `max` connections of `inner` open at once, each with a
+    /// kernel send buffer of `send_buffer` bytes (0: the system's).
+    pub fn new(inner: TcpListener, max: usize, send_buffer: usize) -> LimitedListener {
         LimitedListener {
             inner,
             permits: Arc::new(Semaphore::new(max.max(1))),
+            send_buffer,
         }
     }
 }
@@ -52,6 +58,12 @@ impl axum::serve::Listener for LimitedListener {
             match self.inner.accept().await {
                 Ok((stream, addr)) => {
                     let _ = stream.set_nodelay(true);
+                    if self.send_buffer > 0 {
+                        let sock = socket2::SockRef::from(&stream);
+                        if let Err(e) = sock.set_send_buffer_size(self.send_buffer) {
+                            tracing::debug!(cause = %e, "cannot set the send buffer");
+                        }
+                    }
                     return (
                         LimitedStream {
                             stream,

@@ -68,11 +68,7 @@ pub async fn live(addr: SocketAddr, cfg: &Config) -> Result<Extension, WebError>
 }
 
 /// The live web monitor on a bound listener, with explicit limits.
-pub fn live_on(
-    listener: TcpListener,
-    cfg: &Config,
-    web: WebConfig,
-) -> Result<Extension, WebError> {
+pub fn live_on(listener: TcpListener, cfg: &Config, web: WebConfig) -> Result<Extension, WebError> {
     let shapes = Arc::new(RobotShapes::load(&cfg.resolved_models_dir())?);
     let field = FieldView::from_config(cfg);
     let access = TrainerAccess::of(&cfg.monitor);
@@ -135,11 +131,9 @@ pub async fn replay_on(
         // Reading a long log takes seconds of CPU: off the runtime.
         tokio::task::spawn_blocking(move || replay::load(&path, &shapes, fallback))
             .await
-            .map_err(|e| {
-                replay::ReplayError::Io {
-                    path: args.file.clone(),
-                    source: std::io::Error::other(e.to_string()),
-                }
+            .map_err(|e| replay::ReplayError::Io {
+                path: args.file.clone(),
+                source: std::io::Error::other(e.to_string()),
             })??
     };
     let name = args

@@ -239,7 +239,10 @@ fn signature(node: &SceneNode) -> Option<String> {
     }
     let file = load.rsplit('/').next().unwrap_or(load);
     let stem = file.strip_suffix(".obj").unwrap_or(file);
-    Some(stem.trim_end_matches(|c: char| c.is_ascii_digit()).to_owned())
+    Some(
+        stem.trim_end_matches(|c: char| c.is_ascii_digit())
+            .to_owned(),
+    )
 }
 
 fn first_mesh(node: &SceneNode) -> Option<&SceneNode> {
@@ -383,9 +386,7 @@ fn identify(torso: &SceneNode, robot: &mut RobotView) {
     }
     // The selection marker is the torso's transparent cylinder.
     robot.selected = torso.children.iter().any(|c| {
-        first_mesh(c).is_some_and(|m| {
-            m.materials.iter().any(|x| x == "matSelect") && m.visible
-        })
+        first_mesh(c).is_some_and(|m| m.materials.iter().any(|x| x == "matSelect") && m.visible)
     });
 }
 
@@ -405,7 +406,14 @@ mod tests {
         RobotShapes::load(ModelLibrary::default_dir()).expect("models")
     }
 
-    fn robot(id: u32, side: Side, unum: u8, robot_type: u8, x: f32, names: &[&str]) -> RobotSnapshot {
+    fn robot(
+        id: u32,
+        side: Side,
+        unum: u8,
+        robot_type: u8,
+        x: f32,
+        names: &[&str],
+    ) -> RobotSnapshot {
         let rot = UnitQuaternion::from_euler_angles(0.1, 0.0, 0.5);
         RobotSnapshot {
             id,
@@ -418,10 +426,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, n)| PartPose {
                     name: Arc::from(*n),
-                    pose: Isometry3::from_parts(
-                        Translation3::new(x, i as f32 * 0.01, 0.3),
-                        rot,
-                    ),
+                    pose: Isometry3::from_parts(Translation3::new(x, i as f32 * 0.01, 0.3), rot),
                 })
                 .collect(),
             selected: unum == 2,
@@ -451,9 +456,31 @@ mod tests {
 
     /// The model order of the scene files (not the monitor order).
     const MODEL_ORDER: [&str; 25] = [
-        "torso", "neck", "head", "lshoulder", "lupperarm", "lelbow", "llowerarm", "rshoulder",
-        "rupperarm", "relbow", "rlowerarm", "lhip1", "lhip2", "lthigh", "lshank", "lankle",
-        "lfoot", "ltoe", "rhip1", "rhip2", "rthigh", "rshank", "rankle", "rfoot", "rtoe",
+        "torso",
+        "neck",
+        "head",
+        "lshoulder",
+        "lupperarm",
+        "lelbow",
+        "llowerarm",
+        "rshoulder",
+        "rupperarm",
+        "relbow",
+        "rlowerarm",
+        "lhip1",
+        "lhip2",
+        "lthigh",
+        "lshank",
+        "lankle",
+        "lfoot",
+        "ltoe",
+        "rhip1",
+        "rhip2",
+        "rthigh",
+        "rshank",
+        "rankle",
+        "rfoot",
+        "rtoe",
     ];
 
     fn write_log(gzip: bool, dir: &Path) -> (PathBuf, Vec<WorldSnapshot>) {
@@ -549,10 +576,16 @@ mod tests {
         assert!((got.ball - want.ball).norm() < 1e-4);
         assert_eq!(got.play_mode, PlayMode::PlayOn.index());
         assert_eq!((got.score_left, got.score_right), (1, 2));
-        assert_eq!((got.team_left.as_str(), got.team_right.as_str()), ("Alpha", "Beta"));
+        assert_eq!(
+            (got.team_left.as_str(), got.team_right.as_str()),
+            ("Alpha", "Beta")
+        );
         assert_eq!(got.robots.len(), 2);
         for (g, w) in got.robots.iter().zip(&want.robots) {
-            assert_eq!((g.side, g.unum, g.robot_type), (w.side, w.unum, w.robot_type));
+            assert_eq!(
+                (g.side, g.unum, g.robot_type),
+                (w.side, w.unum, w.robot_type)
+            );
             assert_eq!(g.selected, w.selected);
             assert_eq!(g.parts.len(), w.parts.len());
             // Same parts (by name) at the same poses, whatever the order.

@@ -57,6 +57,9 @@ pub struct WebConfig {
     pub max_messages_per_sec: u32,
     /// Largest message a viewer may send, bytes. Default 4096.
     pub max_message_bytes: usize,
+    /// Kernel send buffer per connection, bytes (0: the system's, which
+    /// grows to megabytes). Default 128 KiB: a few full-match frames.
+    pub send_buffer_bytes: usize,
 }
 
 impl Default for WebConfig {
@@ -66,6 +69,7 @@ impl Default for WebConfig {
             stall_timeout: Duration::from_secs(30),
             max_messages_per_sec: 50,
             max_message_bytes: 4096,
+            send_buffer_bytes: 128 * 1024,
         }
     }
 }
@@ -183,16 +187,21 @@ pub async fn serve_replay(
     serve(listener, app, shutdown).await;
 }
 
-async fn serve(listener: TcpListener, app: App, shutdown: impl Future<Output = ()> + Send + 'static) {
+async fn serve(
+    listener: TcpListener,
+    app: App,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
     let cancel = app.cancel.clone();
     let max_connections = app.cfg.max_viewers + 64;
+    let send_buffer = app.cfg.send_buffer_bytes;
     let app = Arc::new(app);
     let router = Router::new()
         .route("/", get(index))
         .route("/ws", get(websocket))
         .route("/{file}", get(asset))
         .with_state(app);
-    let listener = LimitedListener::new(listener, max_connections);
+    let listener = LimitedListener::new(listener, max_connections, send_buffer);
     let stopping = cancel.clone();
     let result = axum::serve(listener, router)
         .with_graceful_shutdown(async move {
@@ -481,7 +490,11 @@ impl Viewer {
         }
     }
 
-    async fn replay(&mut self, mut rx: SplitStream<WebSocket>, log: Arc<ReplayLog>) -> &'static str {
+    async fn replay(
+        &mut self,
+        mut rx: SplitStream<WebSocket>,
+        log: Arc<ReplayLog>,
+    ) -> &'static str {
         let app = self.app.clone();
         if let Err(why) = self.send(Message::Text(app.hello.clone().into())).await {
             return why;

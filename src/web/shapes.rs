@@ -80,7 +80,10 @@ impl RobotShapes {
     /// The shape of a named part of a robot type.
     pub fn shape(&self, robot_type: u8, name: &str) -> Option<ShapeDesc> {
         let i = self.index.get(name)?;
-        *self.types.get(usize::from(robot_type))?.get(usize::from(*i))?
+        *self
+            .types
+            .get(usize::from(robot_type))?
+            .get(usize::from(*i))?
     }
 
     /// `{"names": [...], "types": [[shape or null, ...], ...]}`.
@@ -208,7 +211,10 @@ mod tests {
         assert!(shapes.shape(4, "ltoe").is_some());
         assert!(shapes.shape(0, "ltoe").is_none());
         let json = shapes.to_json();
-        assert_eq!(json["names"].as_array().map(Vec::len), Some(shapes.names().len()));
+        assert_eq!(
+            json["names"].as_array().map(Vec::len),
+            Some(shapes.names().len())
+        );
         assert_eq!(json["types"][0][usize::from(torso)]["kind"], "box");
     }
 }

@@ -391,7 +391,10 @@ mod tests {
         let n = usize::from(b[at]);
         assert_eq!(std::str::from_utf8(&b[at + 1..at + 1 + n]).unwrap(), "Bétä");
         at += 1 + n;
-        assert_eq!(u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]), 9);
+        assert_eq!(
+            u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]),
+            9
+        );
         assert_eq!(&b[at + 4..at + 9], &[2, 4, 3, 1, 1]);
         at += 9;
         assert_eq!(b[at], 0);
@@ -407,7 +410,12 @@ mod tests {
         v.robots[0].parts[0].pos.z = 0.0;
         let got = decode(&v.to_bytes()).expect("decodes");
         assert_eq!(got.robots[0].parts[0].pos, v.robots[0].parts[0].pos);
-        assert!(got.robots[0].parts[0].rot.angle_to(&v.robots[0].parts[0].rot) < 1e-6);
+        assert!(
+            got.robots[0].parts[0]
+                .rot
+                .angle_to(&v.robots[0].parts[0].rot)
+                < 1e-6
+        );
         assert_eq!(got.team_right, v.team_right);
         assert_eq!((got.seq, got.score_left, got.robots[0].unum), (7, 3, 4));
         let b = v.to_bytes();

@@ -13,7 +13,7 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 
 use crate::chrome::{chromium_binary, Chrome};
-use crate::harness::{join_and_beam, log_scenes, settle, Scratch, Truth, WebServer};
+use crate::harness::{join_and_beam, log_scenes, one_at_a_time, settle, Scratch, Truth, WebServer};
 use crate::pixels::{Class, Image};
 use crate::util::{test_config, AutoSync};
 
@@ -21,7 +21,9 @@ const WIDTH: u32 = 1600;
 const HEIGHT: u32 = 1000;
 
 fn vec3(v: &Value) -> Vector3<f32> {
-    let a = v.as_array().unwrap_or_else(|| panic!("expected [x, y, z], got {v}"));
+    let a = v
+        .as_array()
+        .unwrap_or_else(|| panic!("expected [x, y, z], got {v}"));
     let f = |i: usize| a[i].as_f64().expect("number") as f32;
     Vector3::new(f(0), f(1), f(2))
 }
@@ -92,7 +94,10 @@ fn check_page(what: &str, state: &Value, png: &[u8], truth: &Truth) {
         let parts = r["parts"].as_array().expect("parts");
         let want = if r["type"] == 4 { 25 } else { 23 };
         assert_eq!(parts.len(), want, "{what}: parts of {side:?} {unum}");
-        assert!(parts.iter().all(|p| p["name"].is_string()), "{what}: unnamed part");
+        assert!(
+            parts.iter().all(|p| p["name"].is_string()),
+            "{what}: unnamed part"
+        );
     }
     assert_eq!(state["playMode"].as_str(), truth.play_mode.as_deref());
     assert_eq!(
@@ -112,12 +117,19 @@ fn check_page(what: &str, state: &Value, png: &[u8], truth: &Truth) {
     );
     let empty = |p: Vector3<f32>| {
         (p - truth.ball).xy().norm() > 1.0
-            && truth.robots.iter().all(|(_, _, t)| (p - t).xy().norm() > 1.2)
+            && truth
+                .robots
+                .iter()
+                .all(|(_, _, t)| (p - t).xy().norm() > 1.2)
     };
     let away = truth.ball + Vector3::new(0.0, 1.5, 0.0);
     if empty(away) {
         let (x, y) = project(state, away);
-        assert_eq!(img.count_near(x, y, 2, Class::Ball), 0, "{what}: ball colour on empty grass");
+        assert_eq!(
+            img.count_near(x, y, 2, Class::Ball),
+            0,
+            "{what}: ball colour on empty grass"
+        );
     }
     for (side, unum, torso) in &truth.robots {
         let (x, y) = project(state, *torso);
@@ -135,12 +147,18 @@ fn check_page(what: &str, state: &Value, png: &[u8], truth: &Truth) {
                 0,
                 "{what}: team colour 2 m beside robot {side:?} {unum}"
             );
-            assert!(img.count_near(x, y, 4, Class::Grass) > 40, "{what}: no grass beside a robot");
+            assert!(
+                img.count_near(x, y, 4, Class::Grass) > 40,
+                "{what}: no grass beside a robot"
+            );
         }
     }
     // The field: grass in a corner, the halfway line near a touch line.
     let (x, y) = project(state, Vector3::new(-10.0, 7.0, 0.0));
-    assert!(img.count_near(x, y, 3, Class::Grass) >= 45, "{what}: no grass");
+    assert!(
+        img.count_near(x, y, 3, Class::Grass) >= 45,
+        "{what}: no grass"
+    );
     let (x, y) = project(state, Vector3::new(0.0, -8.5, 0.0));
     assert!(
         img.count_near(x, y, 1, Class::Line) >= 2,
@@ -160,6 +178,7 @@ async fn wait_drawn(chrome: &mut Chrome, what: &str, ready: impl Fn(&Value) -> b
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn page_draws_the_live_match_and_a_replayed_log_after_a_seek() {
+    let _turn = one_at_a_time().await;
     // No browser: fail here, clearly.
     chromium_binary();
     let scratch = Scratch::new("browser");
@@ -183,7 +202,9 @@ async fn page_draws_the_live_match_and_a_replayed_log_after_a_seek() {
     // The ball visits a few places, so the log's frames differ.
     let mut mon = server.monitor().await;
     // In BeforeKickOff the referee holds the ball at the centre.
-    mon.send("(playMode PlayOn)").await.expect("monitor command");
+    mon.send("(playMode PlayOn)")
+        .await
+        .expect("monitor command");
     let stops: [[f32; 2]; 3] = [[-6.0, 4.0], [2.0, -6.0], [5.0, 5.0]];
     for [x, y] in stops {
         mon.send(&format!("(ball (pos {x} {y} 0.042) (vel 0 0 0))"))
@@ -193,7 +214,11 @@ async fn page_draws_the_live_match_and_a_replayed_log_after_a_seek() {
         let mut there = false;
         for _ in 0..500 {
             mon.next_message().await.expect("monitor message");
-            if mon.scene().ball_position().is_some_and(|b| (b - target).xy().norm() < 0.05) {
+            if mon
+                .scene()
+                .ball_position()
+                .is_some_and(|b| (b - target).xy().norm() < 0.05)
+            {
                 there = true;
                 break;
             }
@@ -247,7 +272,10 @@ async fn page_draws_the_live_match_and_a_replayed_log_after_a_seek() {
         .expect("a frame with the ball at its second place")
         + 3;
     let truth_k = Truth::of(&scenes[k]);
-    assert!((truth_k.ball - last.ball).norm() > 1.0, "the seek must change the picture");
+    assert!(
+        (truth_k.ball - last.ball).norm() > 1.0,
+        "the seek must change the picture"
+    );
 
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
@@ -258,15 +286,23 @@ async fn page_draws_the_live_match_and_a_replayed_log_after_a_seek() {
         bind: None,
     };
     let player = tokio::spawn(async move {
-        rcss3d::web::replay_on(listener, &args, &Config::default(), WebConfig::default(), async {
-            let _ = stop_rx.await;
-        })
+        rcss3d::web::replay_on(
+            listener,
+            &args,
+            &Config::default(),
+            WebConfig::default(),
+            async {
+                let _ = stop_rx.await;
+            },
+        )
         .await
     });
     chrome.navigate(&format!("http://{addr}/#camera=top")).await;
     let frames = scenes.len() as u64;
     chrome
-        .wait_state("the log's hello", |s| s["mode"] == "replay" && s["frames"] == frames)
+        .wait_state("the log's hello", |s| {
+            s["mode"] == "replay" && s["frames"] == frames
+        })
         .await;
     chrome.eval("window.rcss3d.pause()").await;
     chrome.eval(&format!("window.rcss3d.seek({k})")).await;

@@ -101,7 +101,10 @@ impl Chrome {
                 json!({"targetId": target_id, "flatten": true}),
             )
             .await;
-        chrome.session = attached["sessionId"].as_str().expect("sessionId").to_owned();
+        chrome.session = attached["sessionId"]
+            .as_str()
+            .expect("sessionId")
+            .to_owned();
         chrome.call("Page.enable", json!({})).await;
         chrome
             .call(
@@ -165,7 +168,8 @@ impl Chrome {
 
     /// `window.rcss3d.state()`, or null before the page script ran.
     pub async fn state(&mut self) -> Value {
-        self.eval("window.rcss3d ? window.rcss3d.state() : null").await
+        self.eval("window.rcss3d ? window.rcss3d.state() : null")
+            .await
     }
 
     /// Polls the page state until `cond` holds; panics with the last state.

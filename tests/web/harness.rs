@@ -19,6 +19,13 @@ use tokio::task::JoinHandle;
 
 use crate::util::TestAgent;
 
+/// Tests of this binary take turns: sync-mode servers run flat out, and
+/// the timing test must not share the two cores with them.
+pub async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+    static LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    LOCK.lock().await
+}
+
 pub struct WebServer {
     pub agent_addr: SocketAddr,
     pub monitor_addr: SocketAddr,

@@ -34,7 +34,9 @@ impl Image {
         if x < 0 || y < 0 || x >= i64::from(self.width) || y >= i64::from(self.height) {
             return None;
         }
-        self.rgb.get((y as usize) * self.width as usize + x as usize).copied()
+        self.rgb
+            .get((y as usize) * self.width as usize + x as usize)
+            .copied()
     }
 
     /// Pixels of class `c` within `radius` of (x, y).
