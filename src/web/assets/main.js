@@ -132,6 +132,8 @@
     $("half").textContent = w.half === 2 ? "2nd half" : "1st half";
     const modes = app.hello ? app.hello.playModes : [];
     $("playmode").textContent = modes[w.playMode] || "—";
+    const sel = $("playmode-select");
+    if (modes[w.playMode] && document.activeElement !== sel) sel.value = modes[w.playMode];
   }
 
   // ---- controls -----------------------------------------------------------

@@ -112,14 +112,25 @@ class Renderer {
     const hl = f.length / 2, hw = f.width / 2;
     const lw = 0.05; // line width
     const lz = 0.004; // lines just above the grass
+    // A straight line, in pieces of at most 1 m.
+    const line = (x0, y0, x1, y1) => {
+      const len = Math.hypot(x1 - x0, y1 - y0);
+      const n = Math.max(1, Math.ceil(len));
+      const q = Q.aboutZ(Math.atan2(y1 - y0, x1 - x0));
+      for (let i = 0; i < n; i++) {
+        const a = (i + 0.5) / n;
+        flat([x0 + (x1 - x0) * a, y0 + (y1 - y0) * a, lz], [len / n + 0.002, lw, 0.002], COLORS.line, q);
+      }
+    };
     flat([0, 0, -0.07], [f.length + 16, f.width + 14, 0.1], COLORS.surround);
     flat([0, 0, -0.01], [f.length + 1.2, f.width + 1.2, 0.02], COLORS.grass);
     // Outer lines, halfway line, centre spot.
-    flat([0, hw, lz], [f.length + lw, lw, 0.002], COLORS.line);
-    flat([0, -hw, lz], [f.length + lw, lw, 0.002], COLORS.line);
-    flat([hl, 0, lz], [lw, f.width + lw, 0.002], COLORS.line);
-    flat([-hl, 0, lz], [lw, f.width + lw, 0.002], COLORS.line);
-    flat([0, 0, lz], [lw, f.width, 0.002], COLORS.line);
+    const e = lw / 2;
+    line(-hl - e, hw, hl + e, hw);
+    line(-hl - e, -hw, hl + e, -hw);
+    line(hl, -hw - e, hl, hw + e);
+    line(-hl, -hw - e, -hl, hw + e);
+    line(0, -hw, 0, hw);
     flat([0, 0, lz], [0.1, 0.1, 0.002], COLORS.line);
     // Centre circle out of short segments.
     const segments = 48;
@@ -133,9 +144,9 @@ class Renderer {
     for (const s of [-1, 1]) {
       const x0 = s * hl, x1 = s * (hl - f.penaltyLength);
       const pw = f.penaltyWidth / 2;
-      flat([x1, 0, lz], [lw, f.penaltyWidth + lw, 0.002], COLORS.line);
-      flat([(x0 + x1) / 2, pw, lz], [f.penaltyLength, lw, 0.002], COLORS.line);
-      flat([(x0 + x1) / 2, -pw, lz], [f.penaltyLength, lw, 0.002], COLORS.line);
+      line(x1, -pw - e, x1, pw + e);
+      line(x0, pw, x1, pw);
+      line(x0, -pw, x1, -pw);
     }
     // Goals: posts and crossbar on the goal line, translucent net behind.
     const post = 0.05;
