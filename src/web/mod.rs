@@ -7,10 +7,10 @@
 //!   server through [`crate::net::server::Attachment`]); trainer buttons
 //!   send monitor commands under the monitor port's access rule;
 //! * replay: `rcss3d replay FILE --web-port 8080` serves the same page for
-//!   a match log, with play, pause, step, seek and speed ([`replay`]).
+//!   a match log, with play, pause, step, seek and speed ([`replay()`]).
 //!
 //! Files: [`view`] (the picture and its binary message), [`shapes`] (robot
-//! part shapes from the model files, field dimensions), [`replay`] (log
+//! part shapes from the model files, field dimensions), [`mod@replay`] (log
 //! reading), [`commands`] (what the page sends), [`server`] (HTTP and
 //! WebSocket fan-out), [`listener`] (connection cap), [`assets`] (the
 //! embedded page).
@@ -115,7 +115,7 @@ pub async fn replay(
     replay_on(listener, args, cfg, WebConfig::default(), shutdown).await
 }
 
-/// [`replay`] on a bound listener, with explicit limits.
+/// [`replay()`] on a bound listener, with explicit limits.
 pub async fn replay_on(
     listener: TcpListener,
     args: &ReplayArgs,
