@@ -435,8 +435,12 @@ async fn many_viewers_and_one_that_never_reads_do_not_slow_the_simulation() {
         base > 0.5,
         "the simulation is not running in real time ({base:.3})"
     );
+    // Waiting on a viewer would stop the simulation outright once the
+    // stalled one's buffers fill (rate near 0). What remains is sharing two
+    // cores: about 1% on an idle machine, up to 5% measured while other
+    // builds ran (load average 8), hence the 10% bound.
     assert!(
-        loaded > base - 0.05,
+        loaded > base * 0.9,
         "the viewers slowed the simulation: {base:.3} -> {loaded:.3}"
     );
     let stalled = stalled.expect("stalled viewer");
