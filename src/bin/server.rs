@@ -1,8 +1,9 @@
 //! `rcss3d`: the server binary. Without a subcommand it runs the server:
 //! command line -> Config, tracing setup, bind both ports, run until
 //! Ctrl-C/SIGTERM, `(killsim)` or the end of the match. The subcommands are
-//! small monitor-port clients for everyday chores (`ctl`, `watch`) and a
-//! match-log checker (`check-log`).
+//! small monitor-port clients for everyday chores (`ctl`, `watch`), a
+//! match-log checker (`check-log`) and the web monitor's log player
+//! (`replay`).
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -110,10 +111,22 @@ struct ServerArgs {
         help = with_default("Address both ports listen on", defaults().bind)
     )]
     bind: Option<std::net::IpAddr>,
+    /// Serve the 3D web monitor (page + live stream) on this port [default:
+    /// off].
+    #[arg(long, value_name = "PORT")]
+    web_port: Option<u16>,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Play a match log in the web monitor (open the printed URL).
+    Replay {
+        /// RON configuration file (models directory, field, bind address).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        #[command(flatten)]
+        args: rcss3d::web::ReplayArgs,
+    },
     /// Send a trainer command to a running server's monitor port and wait
     /// until the game state shows its effect.
     Ctl(CtlArgs),
@@ -230,6 +243,7 @@ fn main() -> ExitCode {
         Some(Command::Ctl(args)) => ctl(&args),
         Some(Command::Watch(args)) => run_watch(&args),
         Some(Command::CheckLog { file }) => check_log_file(&file),
+        Some(Command::Replay { config, args }) => run_replay(config.as_deref(), &args),
     };
     match result {
         Ok(code) => code,
@@ -310,6 +324,10 @@ fn run_server(args: &ServerArgs) -> Result<ExitCode> {
     let cfg = Arc::new(config_from(args)?);
     init_tracing();
     runtime()?.block_on(async {
+        let mut extensions = Vec::new();
+        if let Some(port) = args.web_port {
+            extensions.push(rcss3d::web::live(SocketAddr::new(cfg.bind, port), &cfg).await?);
+        }
         let agent_addr = SocketAddr::new(cfg.bind, cfg.agent_port);
         let monitor_addr = SocketAddr::new(cfg.bind, cfg.monitor_port);
         let agents = TcpListener::bind(agent_addr)
@@ -319,7 +337,9 @@ fn run_server(args: &ServerArgs) -> Result<ExitCode> {
             .await
             .with_context(|| format!("cannot listen for monitors on {monitor_addr}"))?;
         tracing::info!(%agent_addr, %monitor_addr, sync = cfg.sync_mode, real_time = cfg.real_time, "rcss3d listening");
-        let summary = rcss3d::net::server::run(cfg, agents, monitors, shutdown_signal()).await?;
+        let summary =
+            rcss3d::net::server::run_with(cfg, agents, monitors, extensions, shutdown_signal())
+                .await?;
         tracing::info!(
             cycles = summary.cycles,
             seed = summary.seed,
@@ -327,6 +347,19 @@ fn run_server(args: &ServerArgs) -> Result<ExitCode> {
         );
         Ok(ExitCode::SUCCESS)
     })
+}
+
+fn run_replay(
+    config: Option<&std::path::Path>,
+    args: &rcss3d::web::ReplayArgs,
+) -> Result<ExitCode> {
+    let cfg = match config {
+        Some(path) => Config::load(path)?,
+        None => Config::embedded()?,
+    };
+    init_tracing();
+    runtime()?.block_on(rcss3d::web::replay(args, &cfg, shutdown_signal()))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn ctl(args: &CtlArgs) -> Result<ExitCode> {

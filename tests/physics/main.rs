@@ -1,12 +1,16 @@
 //! Acceptance tests of the physical world: model facts, standing, motors,
-//! the ball, robots placed inside each other, and replays of the reference
-//! traces in `tests/data/reference/physics/`.
+//! held joints, the ball, robots placed inside each other, replays of the
+//! reference traces in `tests/data/reference/physics/` and of the gaits in
+//! `tests/data/reference/gaits/`.
 
 mod util;
 
 mod ball;
 mod facts;
+mod gaits;
+mod hold;
 mod motor;
 mod overlap;
+mod replay;
 mod standing;
 mod traces;
