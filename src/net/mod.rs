@@ -3,5 +3,7 @@
 //! thread through channels (see [`crate::sim::driver`]).
 
 pub mod framing;
+pub mod handshake;
+pub mod log_limit;
 pub mod rate;
 pub mod server;

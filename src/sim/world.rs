@@ -35,6 +35,8 @@ use rapier3d::prelude::*;
 use crate::sim::model::{collider_shape, collider_surface, RobotModel, ShapeDesc};
 use crate::sim::scene::{SceneError, SceneLibrary, SceneTree};
 
+mod relocate;
+
 /// Which rapier joint kind carries the robot's hinges.
 #[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JointKind {
