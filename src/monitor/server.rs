@@ -149,13 +149,16 @@ impl Connection {
         let (queue_tx, queue_rx) = mpsc::channel::<Bytes>(self.cfg.queue_frames.max(1));
         let socket =
             tokio::spawn(write_socket(wr, queue_rx, self.cancel.clone()).in_current_span());
+        // The current snapshot starts this connection's first step.
+        let mut steps = self.snapshots.clone();
+        steps.borrow_and_update();
         let reader = Reader {
             id: self.id,
             commands: self.commands.clone(),
             cfg: self.cfg.clone(),
             full_requested: full_requested.clone(),
             authenticated: false,
-            steps: self.snapshots.clone(),
+            steps,
             budget: self.cfg.commands_per_step,
             log: LogLimit::for_clients(),
         };

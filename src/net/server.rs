@@ -10,7 +10,8 @@
 //! buffer (one frame of at most `max_agent_frame` bytes), the parse of one
 //! frame (at most [`MAX_NODES`] elements), at most
 //! [`MAX_PENDING_MESSAGES`] decoded messages waiting for the simulation,
-//! and `agent_queue` outgoing frames. A connection that keeps the server
+//! and `agent_queue` outgoing frames; and it hands the simulation at most
+//! [`MAX_COMMANDS_PER_CYCLE`] commands a cycle. A connection that keeps the server
 //! waiting (no team joined, a frame left unfinished) is closed after
 //! `agent_idle_timeout_secs`. Lines about connections that never joined a
 //! team share one [`LogLimit`], so a connection flood cannot flood the log.
@@ -40,7 +41,15 @@ use crate::sim::driver::{AgentStatus, ConnId, Input, InputSender};
 /// Messages a connection may have queued to the simulation before it stops
 /// reading from its socket (TCP back-pressure then slows the client). Real
 /// agents have one or two in flight (`scene` then `init`; one a cycle).
-pub const MAX_PENDING_MESSAGES: usize = 16;
+pub const MAX_PENDING_MESSAGES: usize = 8;
+
+/// Commands one connection may send the simulation per cycle (a message
+/// counts as at least one); then it stops reading until the next cycle.
+/// A real agent sends about 26 (24 joints, `say`, `syn`), also when it
+/// sends each in a message of its own; this bounds the work a flood of
+/// small messages can cause the simulation each cycle. (In sync mode an
+/// agent that sends more before its `(syn)` holds up the cycle.)
+pub const MAX_COMMANDS_PER_CYCLE: usize = 256;
 
 /// Log lines about connections that have not joined a team (accepted,
 /// refused, closed), shared by all of them.
@@ -54,10 +63,12 @@ fn admit(limit: &SharedLogLimit) -> Option<u64> {
 }
 
 /// Accepts agent connections until `shutdown` turns true.
+/// `cycle` is the simulation's cycle counter (for the per-cycle budget).
 pub async fn accept_agents(
     listener: TcpListener,
     inputs: InputSender,
     cfg: Arc<Config>,
+    cycle: Arc<AtomicU64>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let next_id = AtomicU64::new(1);
@@ -97,6 +108,7 @@ pub async fn accept_agents(
             shutdown: shutdown.clone(),
             anonymous_log: anonymous_log.clone(),
             joined: false,
+            cycle: cycle.clone(),
         };
         let active = active.clone();
         tokio::spawn(
@@ -118,6 +130,8 @@ struct Handler {
     anonymous_log: SharedLogLimit,
     /// The agent is in a team: its lines are always written.
     joined: bool,
+    /// The simulation's cycle counter.
+    cycle: Arc<AtomicU64>,
 }
 
 impl Handler {
@@ -150,6 +164,9 @@ impl Handler {
         let mut join = JoinDeadline::new(idle, Instant::now());
         // Since when a started frame has been waiting for its remaining bytes.
         let mut partial_since: Option<Instant> = None;
+        // Commands handed to the simulation in cycle `budget_cycle`.
+        let mut budget_cycle = u64::MAX;
+        let mut spent = 0usize;
         if let Some(skipped) = self.may_log() {
             info!(skipped, "agent connected");
         }
@@ -176,8 +193,15 @@ impl Handler {
                 }
                 join.status(&status, Instant::now());
             }
-            // Back-pressure: stop reading while the simulation is behind.
-            let may_read = pending.load(Ordering::Acquire) < MAX_PENDING_MESSAGES;
+            // Back-pressure: stop reading while the simulation is behind,
+            // or when this cycle's budget is spent.
+            let cycle = self.cycle.load(Ordering::Acquire);
+            if cycle != budget_cycle {
+                budget_cycle = cycle;
+                spent = 0;
+            }
+            let may_read = pending.load(Ordering::Acquire) < MAX_PENDING_MESSAGES
+                && spent < MAX_COMMANDS_PER_CYCLE;
             let now = Instant::now();
             if may_read && !frames.read_buffer().is_empty() {
                 partial_since.get_or_insert(now);
@@ -223,6 +247,7 @@ impl Handler {
                             break format!("more than {MAX_NODES} elements in one message");
                         }
                         let commands = decode_all(&parsed);
+                        spent += commands.len().max(1);
                         let has = |f: fn(&Command) -> bool| commands.iter().flatten().any(f);
                         join.message(
                             has(|c| matches!(c, Command::Scene(_))),
@@ -318,7 +343,9 @@ pub async fn run(
     let (snap_tx, snap_rx) = watch::channel(None);
     let (input_tx, input_rx) = std::sync::mpsc::channel();
     let (stop_tx, stop_rx) = watch::channel(false);
+    let cycle = Arc::new(AtomicU64::new(0));
     let outputs = Outputs {
+        cycle: cycle.clone(),
         snapshots: snap_tx,
         log,
         monitor_step: u64::from(cfg.monitor.monitor_step.max(1)),
@@ -360,6 +387,7 @@ pub async fn run(
         agents,
         input_tx.clone(),
         cfg.clone(),
+        cycle,
         stop_rx,
     ));
 

@@ -201,6 +201,8 @@ pub struct Simulation {
     started: bool,
     /// Thins the "scene refused" lines (one per connection otherwise).
     scene_log: LogLimit,
+    /// Thins the bad-input lines of agents without a team, together.
+    teamless_log: LogLimit,
     /// Reused frame buffer.
     text: String,
 }
@@ -247,6 +249,7 @@ impl Simulation {
             report: StepReport::default(),
             started: false,
             scene_log: LogLimit::for_clients(),
+            teamless_log: LogLimit::new(LOUD_ERRORS, Duration::from_secs(1)),
             text: String::with_capacity(8192),
         })
     }
@@ -357,6 +360,7 @@ impl Simulation {
                 now,
                 conn,
                 agent,
+                &mut self.teamless_log,
                 format_args!("malformed S-expression: {e} (rest of message dropped)"),
             );
         }
@@ -365,14 +369,14 @@ impl Simulation {
                 Ok(c) => c,
                 Err(DecodeError::NotACommand(_)) => continue,
                 Err(e) => {
-                    bad_input(now, conn, agent, format_args!("{e}"));
+                    bad_input(now, conn, agent, &mut self.teamless_log, format_args!("{e}"));
                     continue;
                 }
             };
             match cmd {
                 Command::Scene(scene) => {
                     if agent.robot.is_some() || agent.pending_scene.is_some() {
-                        bad_input(now, conn, agent, format_args!("second `scene` ignored"));
+                        bad_input(now, conn, agent, &mut self.teamless_log, format_args!("second `scene` ignored"));
                     } else {
                         agent.pending_scene = Some(scene);
                     }
@@ -387,6 +391,7 @@ impl Simulation {
                         now,
                         conn,
                         agent,
+                        &mut self.teamless_log,
                         format_args!("command before the robot exists dropped: {cmd:?}"),
                     );
                 }
@@ -401,6 +406,7 @@ impl Simulation {
                             now,
                             conn,
                             agent,
+                            &mut self.teamless_log,
                             format_args!(
                                 "unknown effector `{name}` for robot type {}",
                                 model.robot_type
@@ -410,7 +416,7 @@ impl Simulation {
                 }
                 Command::Init(init) => {
                     if agent.side.is_some() {
-                        bad_input(now, conn, agent, format_args!("second `init` ignored"));
+                        bad_input(now, conn, agent, &mut self.teamless_log, format_args!("second `init` ignored"));
                     } else {
                         agent.pending_init = Some(init);
                     }
@@ -421,6 +427,7 @@ impl Simulation {
                             now,
                             conn,
                             agent,
+                            &mut self.teamless_log,
                             format_args!("`beam` before a successful `init` ignored"),
                         );
                     } else {
@@ -429,9 +436,9 @@ impl Simulation {
                 }
                 Command::Say(msg) => {
                     if agent.side.is_none() {
-                        bad_input(now, conn, agent, format_args!("`say` without a team ignored"));
+                        bad_input(now, conn, agent, &mut self.teamless_log, format_args!("`say` without a team ignored"));
                     } else if let Err(e) = hear::validate_say(&msg) {
-                        bad_input(now, conn, agent, format_args!("`say` dropped: {e}"));
+                        bad_input(now, conn, agent, &mut self.teamless_log, format_args!("`say` dropped: {e}"));
                     } else {
                         self.says.push((conn, msg));
                     }
@@ -1352,13 +1359,27 @@ fn push_vec(out: &mut String, v: Vector3<f32>) {
     push_real(out, v.z);
 }
 
-/// Logs one bad command of an agent. The lines are thinned per agent (on
-/// server time `now`): a flood of bad input cannot flood the log; every
+/// Logs one bad command of an agent. The lines are thinned per agent in a
+/// team and over all agents without one (on server time `now`), so a
+/// flood of bad input cannot flood the log; every
 /// line says how many bad commands the agent has sent in all and how many
 /// lines were left out before it.
-fn bad_input(now: f32, conn: ConnId, agent: &mut Agent, what: std::fmt::Arguments<'_>) {
+fn bad_input(
+    now: f32,
+    conn: ConnId,
+    agent: &mut Agent,
+    teamless_log: &mut LogLimit,
+    what: std::fmt::Arguments<'_>,
+) {
     agent.errors += 1;
-    if let Some(skipped) = agent.error_log.admit_at(f64::from(now)) {
+    // Agents without a team share one limit: a client opening connection
+    // after connection must not get a fresh burst of lines each time.
+    let limit = if agent.side.is_some() {
+        &mut agent.error_log
+    } else {
+        teamless_log
+    };
+    if let Some(skipped) = limit.admit_at(f64::from(now)) {
         warn!(
             conn,
             peer = %agent.peer,

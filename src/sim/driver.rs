@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -75,6 +75,8 @@ pub type InputSender = Sender<Input>;
 
 /// Where the simulation's outputs go.
 pub struct Outputs {
+    /// The cycle counter, for connections' per-cycle budgets.
+    pub cycle: Arc<AtomicU64>,
     /// Latest snapshot for monitors (every monitor step).
     pub snapshots: watch::Sender<Option<Arc<WorldSnapshot>>>,
     /// The match log, if any.
@@ -219,6 +221,7 @@ pub fn run(
         for conn in report.close {
             conns.remove(&conn);
         }
+        outputs.cycle.store(sim.cycle(), Ordering::Release);
         publish(&sim, &mut outputs, false);
         trace!(
             read_us = t_read.as_micros() as u64,
