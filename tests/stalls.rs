@@ -106,7 +106,13 @@ async fn a_one_loop_client_with_eleven_new_agents_never_stalls_the_sync_barrier(
     // Many runs: the handshake used to stall depending on how the client's
     // messages and the server's cycles interleaved.
     for run in 0..6 {
-        let server = TestServer::start(test_config()).await;
+        // The reference's grace period: new agents never hold up a cycle
+        // during their first five frames.
+        let server = TestServer::start(Config {
+            sync_wait_for_agents: 0,
+            ..test_config()
+        })
+        .await;
         let rounds = one_loop_team(&server, &format!("Loop{run}")).await;
         assert_eq!(rounds, 15);
         server.stop().await;

@@ -15,7 +15,11 @@
 //!
 //! So a client waiting for a scripted start (`sync_wait_for_agents`) or for
 //! an agent that holds up the sync barrier is never closed: it is the
-//! server's turn. Once the agent is in a team the deadline is off.
+//! server's turn. While the client answers the frames it gets, its turn
+//! also lasts at least as many frames as the timeout has cycles, so a
+//! server running slower than real time gives it as many cycles as a fast
+//! one; a frame it leaves unanswered for the timeout ends it at once. Once
+//! the agent is in a team the deadline is off.
 
 use std::time::{Duration, Instant};
 
@@ -26,8 +30,16 @@ use crate::sim::driver::AgentStatus;
 #[derive(Debug, Clone)]
 pub struct JoinDeadline {
     timeout: Option<Duration>,
+    /// Frames the client's turn lasts at least while it answers them.
+    min_frames: u64,
     /// The client's turn began then; `None` while it is the server's turn.
     since: Option<Instant>,
+    /// Frames written since the client's turn began.
+    frames: u64,
+    /// When the newest frame was written.
+    last_frame: Option<Instant>,
+    /// The client sent a message after the newest frame.
+    answered: bool,
     joined: bool,
     scene_sent: bool,
     init_sent: bool,
@@ -35,10 +47,18 @@ pub struct JoinDeadline {
 
 impl JoinDeadline {
     /// A fresh connection accepted at `now`; `None` disables the deadline.
-    pub fn new(timeout: Option<Duration>, now: Instant) -> JoinDeadline {
+    /// `step` is the simulation step (seconds per cycle).
+    pub fn new(timeout: Option<Duration>, step: f32, now: Instant) -> JoinDeadline {
+        let min_frames = timeout
+            .map(|t| (t.as_secs_f32() / step.max(1e-3)).ceil() as u64)
+            .unwrap_or(0);
         JoinDeadline {
             timeout,
+            min_frames,
             since: Some(now),
+            frames: 0,
+            last_frame: None,
+            answered: true,
             joined: false,
             scene_sent: false,
             init_sent: false,
@@ -49,6 +69,7 @@ impl JoinDeadline {
     /// those commands. The first of each hands the turn to the server (an
     /// `init` only after a `scene`: before the robot exists it is dropped).
     pub fn message(&mut self, scene: bool, init: bool) {
+        self.answered = true;
         if self.joined {
             return;
         }
@@ -63,9 +84,16 @@ impl JoinDeadline {
 
     /// A frame was written to the client: its turn again (if it was not).
     pub fn frame_sent(&mut self, now: Instant) {
-        if !self.joined && self.since.is_none() && self.scene_sent {
-            self.since = Some(now);
+        if self.joined || !self.scene_sent {
+            return;
         }
+        if self.since.is_none() {
+            self.since = Some(now);
+            self.frames = 0;
+        }
+        self.frames += 1;
+        self.last_frame = Some(now);
+        self.answered = false;
     }
 
     /// The simulation reports on the agent.
@@ -78,17 +106,29 @@ impl JoinDeadline {
             AgentStatus::SceneRefused => {
                 self.scene_sent = false;
                 self.since = Some(now);
+                self.frames = 0;
+                self.last_frame = None;
             }
             AgentStatus::Connecting => {}
         }
     }
 
-    /// When the connection is to be closed, if the server waits for it.
+    /// When the connection is to be closed, if the server waits for it:
+    /// the timeout after its turn began (but while it answers the frames it
+    /// gets, not before it has had the timeout's worth of cycles), or the
+    /// timeout after a frame it has not answered.
     pub fn deadline(&self) -> Option<Instant> {
         if self.joined {
             return None;
         }
-        Some(self.since? + self.timeout?)
+        let since = self.since?;
+        let timeout = self.timeout?;
+        let turn = (self.frames == 0 || self.frames >= self.min_frames).then(|| since + timeout);
+        let unanswered = self
+            .last_frame
+            .filter(|_| !self.answered)
+            .map(|t| t + timeout);
+        turn.into_iter().chain(unanswered).min()
     }
 
     /// What the server has been waiting for, for the log line.
@@ -109,6 +149,10 @@ mod tests {
 
     const T: Duration = Duration::from_secs(5);
 
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
     fn joined() -> AgentStatus {
         AgentStatus::Joined {
             team: "A".into(),
@@ -119,7 +163,7 @@ mod tests {
     #[test]
     fn silent_connection_expires_after_the_timeout() {
         let t0 = Instant::now();
-        let mut d = JoinDeadline::new(Some(T), t0);
+        let mut d = JoinDeadline::new(Some(T), 0.02, t0);
         assert_eq!(d.deadline(), Some(t0 + T));
         // Messages without a scene do not count as progress.
         d.message(false, false);
@@ -128,33 +172,45 @@ mod tests {
         assert_eq!(d.awaited(), "a `scene`");
         // Frames are only written once there is a robot; a stray write
         // before the scene does not restart the clock.
-        d.frame_sent(t0 + Duration::from_secs(1));
+        d.frame_sent(t0 + ms(1000));
         assert_eq!(d.deadline(), Some(t0 + T));
     }
 
     #[test]
     fn the_clock_stops_while_the_server_has_the_turn() {
         let t0 = Instant::now();
-        let mut d = JoinDeadline::new(Some(T), t0);
+        let mut d = JoinDeadline::new(Some(T), 0.02, t0);
         d.message(true, false);
         // Waiting for a scripted start: no frame for a long time, no deadline.
         assert_eq!(d.deadline(), None);
         let t1 = t0 + Duration::from_secs(60);
         d.frame_sent(t1);
-        assert_eq!(d.deadline(), Some(t1 + T));
         assert_eq!(d.awaited(), "an `init`");
-        // Later frames do not push the deadline back; a repeated scene
-        // is no progress.
-        d.frame_sent(t1 + Duration::from_secs(1));
+        // Unanswered, the first frame starts the clock...
+        assert_eq!(d.deadline(), Some(t1 + T));
+        // ... answered, it is not the client that holds things up: a slow
+        // server gives it the timeout's worth of cycles (5 s = 250).
+        d.message(false, false);
+        assert_eq!(d.deadline(), None);
+        for _ in 1..250 {
+            d.frame_sent(t1 + ms(100));
+            d.message(false, false);
+        }
+        assert_eq!(d.deadline(), Some(t1 + T));
+        // A repeated scene is no progress; the first init is.
         d.message(true, false);
         assert_eq!(d.deadline(), Some(t1 + T));
         d.message(false, true);
         assert_eq!(d.deadline(), None);
         let t2 = t1 + Duration::from_secs(2);
         d.frame_sent(t2);
+        assert_eq!(d.awaited(), "a successful `init`");
         assert_eq!(d.deadline(), Some(t2 + T));
         // A second init (after a failed one) does not restart the clock.
         d.message(false, true);
+        for _ in 0..300 {
+            d.frame_sent(t2 + ms(500));
+        }
         assert_eq!(d.deadline(), Some(t2 + T));
         d.status(&joined(), t2);
         assert_eq!(d.deadline(), None);
@@ -163,11 +219,26 @@ mod tests {
     }
 
     #[test]
+    fn a_robot_that_stops_answering_expires_even_when_frames_stop() {
+        // Sync mode: the server waits for this client, so no more frames
+        // come; the unanswered frame is what counts.
+        let t0 = Instant::now();
+        let mut d = JoinDeadline::new(Some(T), 0.02, t0);
+        d.message(true, false);
+        let t1 = t0 + ms(100);
+        d.frame_sent(t1);
+        d.message(false, false);
+        let t2 = t1 + ms(20);
+        d.frame_sent(t2);
+        assert_eq!(d.deadline(), Some(t2 + T));
+    }
+
+    #[test]
     fn a_refused_scene_gives_the_turn_back_for_another_scene() {
         let t0 = Instant::now();
-        let mut d = JoinDeadline::new(Some(T), t0);
+        let mut d = JoinDeadline::new(Some(T), 0.02, t0);
         d.message(true, false);
-        let t1 = t0 + Duration::from_secs(1);
+        let t1 = t0 + ms(1000);
         d.status(&AgentStatus::SceneRefused, t1);
         assert_eq!(d.deadline(), Some(t1 + T));
         d.message(true, false);
@@ -177,7 +248,7 @@ mod tests {
     #[test]
     fn disabled_never_expires() {
         let t0 = Instant::now();
-        let d = JoinDeadline::new(None, t0);
+        let d = JoinDeadline::new(None, 0.02, t0);
         assert_eq!(d.deadline(), None);
     }
 }

@@ -161,7 +161,7 @@ impl Handler {
         let burst = rate.max(self.cfg.max_agent_frame as u64 + 4);
         let mut budget = (rate > 0).then(|| ByteBudget::new(rate, burst, Instant::now()));
         let idle = self.cfg.agent_idle_timeout();
-        let mut join = JoinDeadline::new(idle, Instant::now());
+        let mut join = JoinDeadline::new(idle, self.cfg.step, Instant::now());
         // Since when a started frame has been waiting for its remaining bytes.
         let mut partial_since: Option<Instant> = None;
         // Commands handed to the simulation in cycle `budget_cycle`.
