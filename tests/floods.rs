@@ -28,7 +28,11 @@ const MAX_PEAK_RSS_KB: u64 = 64 * 1024;
 const MAX_GAP: Duration = Duration::from_secs(1);
 
 /// How long each flood lasts.
-const FLOOD: Duration = Duration::from_secs(4);
+const FLOOD: Duration = Duration::from_secs(3);
+
+/// The tests that start a server binary run one at a time, so their gap
+/// and memory figures are not those of the other tests' servers.
+static ONE_SERVER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -197,7 +201,8 @@ fn flooders(
                     };
                     connections += 1;
                     while Instant::now() < until {
-                        let w = tokio::time::timeout(Duration::from_millis(500), s.write_all(&payload));
+                        let w =
+                            tokio::time::timeout(Duration::from_millis(500), s.write_all(&payload));
                         match w.await {
                             Ok(Ok(())) => {}
                             _ => break,
@@ -229,6 +234,7 @@ fn count_lines(log: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_port_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
+    let _serial = ONE_SERVER_AT_A_TIME.lock().await;
     let server = Server::spawn("agents", "");
     let honest = Honest::start(&server).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -279,6 +285,7 @@ async fn an_agent_port_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_monitor_command_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
+    let _serial = ONE_SERVER_AT_A_TIME.lock().await;
     let server = Server::spawn("monitors", "monitor: (trainer_secret: Some(\"s3cret\"))");
     let honest = Honest::start(&server).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -293,7 +300,9 @@ async fn a_monitor_command_flood_neither_stalls_an_honest_agent_nor_grows_memory
         let payload = frame(flood.as_bytes()).repeat(20);
         tasks.push(tokio::spawn(async move {
             let mut frames = 0usize;
-            let mut s = TcpStream::connect(("127.0.0.1", port)).await.expect("monitor");
+            let mut s = TcpStream::connect(("127.0.0.1", port))
+                .await
+                .expect("monitor");
             if auth {
                 s.write_all(&frame(b"(auth s3cret)")).await.expect("auth");
             }
@@ -323,7 +332,12 @@ async fn a_monitor_command_flood_neither_stalls_an_honest_agent_nor_grows_memory
         .filter(|l| l.contains("monitor command"))
         .filter_map(|l| {
             let i = l.find("skipped=")? + 8;
-            l[i..].split_whitespace().next()?.parse::<u64>().ok().map(|n| n + 1)
+            l[i..]
+                .split_whitespace()
+                .next()?
+                .parse::<u64>()
+                .ok()
+                .map(|n| n + 1)
         })
         .sum();
     println!(
@@ -430,21 +444,74 @@ fn a_decoded_message_holds_a_bounded_amount_of_memory() {
         let parsed = rcss3d::sexp::parse(&payload);
         let commands = rcss3d::command::decode_all(&parsed);
         drop(parsed);
-        let held = heap::live() - before;
         let peak = heap::peak() - before;
-        println!("{what}: {} commands, {held} bytes held, {peak} bytes at the peak", commands.len());
+        let held = heap::live() - before;
+        println!(
+            "{what}: {} commands, {held} bytes held, {peak} bytes at the peak",
+            commands.len()
+        );
         assert!(held <= MAX_DECODED_BYTES, "{what}: {held} bytes held");
-        assert!(peak <= 4 * MAX_DECODED_BYTES, "{what}: {peak} bytes at the peak");
+        assert!(
+            peak <= 4 * MAX_DECODED_BYTES,
+            "{what}: {peak} bytes at the peak"
+        );
+        drop(commands);
+    }
+}
+
+/// What one monitor frame can make the server hold while its commands wait
+/// for their turn (the budget per monitor step): the decoded commands of
+/// the worst frames of the default limit.
+const MAX_DECODED_MONITOR_BYTES: isize = 96 * 1024;
+
+#[test]
+fn a_decoded_monitor_frame_holds_a_bounded_amount_of_memory() {
+    let limit = rcss3d::monitor::MonitorConfig::default().max_command_frame;
+    let worst: Vec<(&str, Vec<u8>)> = vec![
+        ("(x) repeated", xs(limit)),
+        ("() repeated", b"()".repeat(limit / 2)),
+        ("x repeated", b"x ".repeat(limit / 2)),
+        ("(dropBall) repeated", b"(dropBall)".repeat(limit / 10)),
+        (
+            "(ball (pos 1 2 3)) repeated",
+            b"(ball (pos 1 2 3))".repeat(limit / 18),
+        ),
+        (
+            "(kickOff xxxxx...) repeated",
+            format!("(kickOff {})", "x".repeat(200))
+                .repeat(limit / 210)
+                .into_bytes(),
+        ),
+    ];
+    for (what, payload) in worst {
+        assert!(payload.len() <= limit, "{what}: {} bytes", payload.len());
+        let before = heap::live();
+        let commands = rcss3d::monitor::parse_commands(&payload);
+        let peak = heap::peak() - before;
+        let held = heap::live() - before;
+        println!(
+            "monitor {what}: {} commands, {held} bytes held, {peak} bytes at the peak",
+            commands.len()
+        );
+        assert!(
+            held <= MAX_DECODED_MONITOR_BYTES,
+            "{what}: {held} bytes held"
+        );
+        assert!(
+            peak <= 2 * MAX_DECODED_MONITOR_BYTES,
+            "{what}: {peak} bytes at the peak"
+        );
         drop(commands);
     }
 }
 
 /// The README's figure for what one agent connection can make the server
 /// hold at most, with the default settings.
-const MAX_PER_CONNECTION_KB: u64 = 1200;
+const MAX_PER_CONNECTION_KB: u64 = 1300;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_agent_connection_holds_a_bounded_amount_of_memory() {
+    let _serial = ONE_SERVER_AT_A_TIME.lock().await;
     const N: usize = 16;
     let server = Server::spawn("memory", "");
     let honest = Honest::start(&server).await;
@@ -464,10 +531,16 @@ async fn one_agent_connection_holds_a_bounded_amount_of_memory() {
         let message = message.clone();
         // Eight more players for the honest agent's team, eight for the
         // other; legal teams (at most 7 robots of a type, 3 types or more).
-        let (team, unum) = if i < 8 { ("Honest", i + 2) } else { ("Other", i - 7) };
+        let (team, unum) = if i < 8 {
+            ("Honest", i + 2)
+        } else {
+            ("Other", i - 7)
+        };
         let robot_type = i % 5;
         tasks.push(tokio::spawn(async move {
-            let mut s = TcpStream::connect(("127.0.0.1", port)).await.expect("connect");
+            let mut s = TcpStream::connect(("127.0.0.1", port))
+                .await
+                .expect("connect");
             let scene = format!("(scene rsg/agent/nao/nao_hetero.rsg {robot_type})");
             s.write_all(&frame(scene.as_bytes())).await.expect("scene");
             tokio::time::sleep(Duration::from_millis(500)).await;
@@ -506,6 +579,66 @@ async fn one_agent_connection_holds_a_bounded_amount_of_memory() {
     assert_eq!(still_open, N, "a connection within the limits was closed");
     assert!(
         per_conn <= MAX_PER_CONNECTION_KB,
+        "{per_conn} kB per connection"
+    );
+}
+
+/// The README's figure for what one monitor connection can make the server
+/// hold at most, with the default settings.
+const MAX_PER_MONITOR_KB: u64 = 400;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_monitor_connection_holds_a_bounded_amount_of_memory() {
+    let _serial = ONE_SERVER_AT_A_TIME.lock().await;
+    const N: usize = 16;
+    let server = Server::spawn("monitor-memory", "");
+    let honest = Honest::start(&server).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before_kb = server.status_kb("VmRSS:");
+    // Each monitor never reads (its queue of frames stays full) and sends
+    // the largest frames of the most elements the limits allow.
+    let worst = frame(&b"()".repeat(32 * 1024 - 8));
+    let until = Instant::now() + FLOOD;
+    let mut tasks = Vec::new();
+    for _ in 0..N {
+        let port = server.monitor_port;
+        let worst = worst.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut s = TcpStream::connect(("127.0.0.1", port))
+                .await
+                .expect("monitor");
+            let mut open = true;
+            while Instant::now() < until {
+                let w = tokio::time::timeout(Duration::from_millis(200), s.write_all(&worst));
+                if let Ok(Err(_)) = w.await {
+                    open = false;
+                    break;
+                }
+            }
+            (open, s)
+        }));
+    }
+    let mut still_open = 0;
+    let mut sockets = Vec::new();
+    for t in tasks {
+        let (open, s) = t.await.expect("monitor flooder");
+        still_open += usize::from(open);
+        sockets.push(s);
+    }
+    let peak_kb = server.status_kb("VmHWM:");
+    drop(sockets);
+    let (gap, frames) = honest.finish().await;
+    let _ = server.finish();
+    let per_conn = peak_kb.saturating_sub(before_kb) / N as u64;
+    println!(
+        "{N} monitors at their worst for {FLOOD:?} ({still_open} never cut off): RSS before \
+         {before_kb} kB, peak {peak_kb} kB, {per_conn} kB per connection; honest agent \
+         {frames} frames, max gap {gap:?}"
+    );
+    assert_eq!(still_open, N, "a monitor within the limits was closed");
+    assert!(gap < MAX_GAP, "the honest agent waited {gap:?} for a frame");
+    assert!(
+        per_conn <= MAX_PER_MONITOR_KB,
         "{per_conn} kB per connection"
     );
 }

@@ -336,7 +336,11 @@ async fn a_lying_robot_moved_by_the_referee_is_still_lying() {
     // The right robot throws itself over by swinging both hips fast.
     let mut lying_frames = 0;
     for i in 0..300 {
-        let cmd = if i < 40 { "(lle3 6)(rle3 6)" } else { "(lle3 0)(rle3 0)" };
+        let cmd = if i < 40 {
+            "(lle3 6)(rle3 6)"
+        } else {
+            "(lle3 0)(rle3 0)"
+        };
         let f = r.cycle(cmd).await;
         // At rest the accelerometer reads gravity's reaction in the torso
         // frame: +9.81 along z upright, less the more the torso is tilted.
@@ -446,5 +450,3 @@ async fn a_reset_connection_is_an_ordinary_disconnect() {
     a.abort();
     server.stop().await;
 }
-
-

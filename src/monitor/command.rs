@@ -158,8 +158,8 @@ pub enum MonitorCommandError {
 
 /// Most atoms and lists read from one command frame; the rest of a larger
 /// frame is dropped with a syntax error. A trainer frame that moves all 22
-/// robots has about 300.
-pub const MAX_FRAME_NODES: usize = 4096;
+/// robots and the ball has about 330.
+pub const MAX_FRAME_NODES: usize = 1024;
 
 /// Decodes every command of one frame, in order. Unknown or malformed
 /// commands become errors in the list; the others are still decoded.

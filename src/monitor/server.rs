@@ -366,7 +366,10 @@ impl Reader {
             }
             if self.cfg.trainer_secret.is_some() && !self.authenticated {
                 if let Some(skipped) = self.log.admit(Instant::now()) {
-                    warn!(?command, skipped, "trainer command without `(auth SECRET)`: refused");
+                    warn!(
+                        ?command,
+                        skipped, "trainer command without `(auth SECRET)`: refused"
+                    );
                 }
                 continue;
             }

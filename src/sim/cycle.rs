@@ -369,14 +369,26 @@ impl Simulation {
                 Ok(c) => c,
                 Err(DecodeError::NotACommand(_)) => continue,
                 Err(e) => {
-                    bad_input(now, conn, agent, &mut self.teamless_log, format_args!("{e}"));
+                    bad_input(
+                        now,
+                        conn,
+                        agent,
+                        &mut self.teamless_log,
+                        format_args!("{e}"),
+                    );
                     continue;
                 }
             };
             match cmd {
                 Command::Scene(scene) => {
                     if agent.robot.is_some() || agent.pending_scene.is_some() {
-                        bad_input(now, conn, agent, &mut self.teamless_log, format_args!("second `scene` ignored"));
+                        bad_input(
+                            now,
+                            conn,
+                            agent,
+                            &mut self.teamless_log,
+                            format_args!("second `scene` ignored"),
+                        );
                     } else {
                         agent.pending_scene = Some(scene);
                     }
@@ -416,7 +428,13 @@ impl Simulation {
                 }
                 Command::Init(init) => {
                     if agent.side.is_some() {
-                        bad_input(now, conn, agent, &mut self.teamless_log, format_args!("second `init` ignored"));
+                        bad_input(
+                            now,
+                            conn,
+                            agent,
+                            &mut self.teamless_log,
+                            format_args!("second `init` ignored"),
+                        );
                     } else {
                         agent.pending_init = Some(init);
                     }
@@ -436,9 +454,21 @@ impl Simulation {
                 }
                 Command::Say(msg) => {
                     if agent.side.is_none() {
-                        bad_input(now, conn, agent, &mut self.teamless_log, format_args!("`say` without a team ignored"));
+                        bad_input(
+                            now,
+                            conn,
+                            agent,
+                            &mut self.teamless_log,
+                            format_args!("`say` without a team ignored"),
+                        );
                     } else if let Err(e) = hear::validate_say(&msg) {
-                        bad_input(now, conn, agent, &mut self.teamless_log, format_args!("`say` dropped: {e}"));
+                        bad_input(
+                            now,
+                            conn,
+                            agent,
+                            &mut self.teamless_log,
+                            format_args!("`say` dropped: {e}"),
+                        );
                     } else {
                         self.says.push((conn, msg));
                     }

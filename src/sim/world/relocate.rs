@@ -39,7 +39,10 @@ impl World {
                 } else {
                     old.translation.vector + delta
                 };
-                rb.set_position(Isometry3::from_parts(Translation3::from(at), old.rotation), true);
+                rb.set_position(
+                    Isometry3::from_parts(Translation3::from(at), old.rotation),
+                    true,
+                );
                 rb.set_linvel(Vector3::zeros(), true);
                 rb.set_angvel(Vector3::zeros(), true);
                 rb.reset_forces(true);
