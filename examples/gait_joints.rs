@@ -1,0 +1,54 @@
+//! Diagnostics for the physics fit: replays one reference scenario and
+//! writes our per-row figures beside the reference's as CSV (stdout):
+//! torso position and up-axis z, foot loads, joint angles.
+//!
+//! ```text
+//! cargo run --release --example gait_joints -- g_walk_t0 '(physics overrides)' > ours.csv
+//! ```
+#[path = "../tests/physics/replay.rs"]
+mod replay;
+use rcss3d::sim::world::PhysicsConfig;
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let name = args.first().cloned().unwrap_or_else(|| "g_walk_t0".into());
+    let cfg: PhysicsConfig = match args.get(1).map(|a| ron::from_str(a)) {
+        Some(Ok(c)) => c,
+        Some(Err(e)) => {
+            eprintln!("config: {e}");
+            std::process::exit(2);
+        }
+        None => PhysicsConfig::default(),
+    };
+    let dir = if name.starts_with("c_") {
+        replay::physics_dir()
+    } else {
+        replay::gaits_dir()
+    };
+    let sc = replay::Scenario::load(&dir, &name);
+    let ours = replay::run(&cfg, &sc.script, sc.trace.len());
+    let names: Vec<&String> = ours.joints.iter().map(|(n, _)| n).collect();
+    let mut head = String::from("step,torso_x,torso_y,torso_z,up_z,lf_fz,rf_fz,ball_x,ball_y");
+    for n in &names {
+        head.push_str(&format!(",hj_{n}"));
+    }
+    println!("{head}");
+    for i in 0..ours.torso.len() {
+        let t = ours.torso[i];
+        let mut line = format!(
+            "{},{:.5},{:.5},{:.5},{:.5},{:.2},{:.2},{:.4},{:.4}",
+            i + 1,
+            t.x,
+            t.y,
+            t.z,
+            ours.torso_up[i],
+            ours.foot_fz[i].0,
+            ours.foot_fz[i].1,
+            ours.ball[i].x,
+            ours.ball[i].y
+        );
+        for (_, v) in &ours.joints {
+            line.push_str(&format!(",{:.3}", v[i]));
+        }
+        println!("{line}");
+    }
+}
