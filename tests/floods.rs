@@ -181,6 +181,37 @@ impl Honest {
     }
 }
 
+/// How long the machine itself stalled this process while a measurement
+/// ran: the longest a thread overslept a 10 ms sleep. On a machine shared
+/// with other work a frame gap can be the machine's, not the server's; the
+/// gap checks allow for what this probe saw (and print it).
+struct StallProbe {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<Duration>,
+}
+
+impl StallProbe {
+    fn start() -> StallProbe {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut worst = Duration::ZERO;
+            while !flag.load(Ordering::Acquire) {
+                let t = Instant::now();
+                std::thread::sleep(Duration::from_millis(10));
+                worst = worst.max(t.elapsed().saturating_sub(Duration::from_millis(10)));
+            }
+            worst
+        });
+        StallProbe { stop, thread }
+    }
+
+    fn finish(self) -> Duration {
+        self.stop.store(true, Ordering::Release);
+        self.thread.join().expect("stall probe")
+    }
+}
+
 /// Runs `make` clients in a loop until `until`: each one connects and
 /// writes `payload` over and over until the server closes it.
 fn flooders(
@@ -239,6 +270,7 @@ async fn an_agent_port_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
     let honest = Honest::start(&server).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let before_kb = server.status_kb("VmRSS:");
+    let probe = StallProbe::start();
     let until = Instant::now() + FLOOD;
     let mut tasks = Vec::new();
     // Four clients sending frames of just under 1 MiB of `(x)`, as fast as
@@ -269,16 +301,20 @@ async fn an_agent_port_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
     }
     let peak_kb = server.status_kb("VmHWM:");
     let (gap, frames) = honest.finish().await;
+    let stall = probe.finish();
     let log = server.finish();
     let lines = count_lines(&log);
     println!(
         "agent flood: {connections} flooding connections in {FLOOD:?}; honest agent \
-         {frames} frames, max gap {gap:?}; RSS before {before_kb} kB, peak {peak_kb} kB; \
-         {lines} log lines ({} bytes)",
+         {frames} frames, max gap {gap:?} (machine stalls up to {stall:?}); RSS before \
+         {before_kb} kB, peak {peak_kb} kB; {lines} log lines ({} bytes)",
         log.len()
     );
     assert!(frames > 100, "{frames} frames in {FLOOD:?}");
-    assert!(gap < MAX_GAP, "the honest agent waited {gap:?} for a frame");
+    assert!(
+        gap < MAX_GAP + stall,
+        "the honest agent waited {gap:?} for a frame (machine stalls {stall:?})"
+    );
     assert!(peak_kb < MAX_PEAK_RSS_KB, "peak RSS {peak_kb} kB");
     assert!(lines < 200, "{lines} log lines:\n{log}");
 }
@@ -290,6 +326,7 @@ async fn a_monitor_command_flood_neither_stalls_an_honest_agent_nor_grows_memory
     let honest = Honest::start(&server).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let before_kb = server.status_kb("VmRSS:");
+    let probe = StallProbe::start();
     let until = Instant::now() + FLOOD;
     let flood = "(kickOff Left)(dropBall)(ball (pos 0 0 1))".repeat(100);
     let mut tasks = Vec::new();
@@ -325,6 +362,7 @@ async fn a_monitor_command_flood_neither_stalls_an_honest_agent_nor_grows_memory
     }
     let peak_kb = server.status_kb("VmHWM:");
     let (gap, frames) = honest.finish().await;
+    let stall = probe.finish();
     let log = server.finish();
     let lines = count_lines(&log);
     let applied: u64 = log
@@ -342,13 +380,16 @@ async fn a_monitor_command_flood_neither_stalls_an_honest_agent_nor_grows_memory
         .sum();
     println!(
         "monitor flood: {sent} frames of 300 commands written in {FLOOD:?} (mostly into \
-         socket buffers); honest agent \
-         {frames} frames, max gap {gap:?}; RSS before {before_kb} kB, peak {peak_kb} kB; \
-         {lines} log lines ({} bytes); about {applied} commands carried out",
+         socket buffers); honest agent {frames} frames, max gap {gap:?} (machine stalls \
+         up to {stall:?}); RSS before {before_kb} kB, peak {peak_kb} kB; {lines} log lines \
+         ({} bytes); about {applied} commands carried out",
         log.len()
     );
     assert!(frames > 100, "{frames} frames in {FLOOD:?}");
-    assert!(gap < MAX_GAP, "the honest agent waited {gap:?} for a frame");
+    assert!(
+        gap < MAX_GAP + stall,
+        "the honest agent waited {gap:?} for a frame (machine stalls {stall:?})"
+    );
     assert!(peak_kb < MAX_PEAK_RSS_KB, "peak RSS {peak_kb} kB");
     assert!(lines < 200, "{lines} log lines:\n{log}");
     assert!(
@@ -597,6 +638,7 @@ async fn one_monitor_connection_holds_a_bounded_amount_of_memory() {
     let before_kb = server.status_kb("VmRSS:");
     // Each monitor never reads (its queue of frames stays full) and sends
     // the largest frames of the most elements the limits allow.
+    let probe = StallProbe::start();
     let worst = frame(&b"()".repeat(32 * 1024 - 8));
     let until = Instant::now() + FLOOD;
     let mut tasks = Vec::new();
@@ -628,6 +670,7 @@ async fn one_monitor_connection_holds_a_bounded_amount_of_memory() {
     let peak_kb = server.status_kb("VmHWM:");
     drop(sockets);
     let (gap, frames) = honest.finish().await;
+    let stall = probe.finish();
     let _ = server.finish();
     let per_conn = peak_kb.saturating_sub(before_kb) / N as u64;
     println!(
@@ -636,7 +679,10 @@ async fn one_monitor_connection_holds_a_bounded_amount_of_memory() {
          {frames} frames, max gap {gap:?}"
     );
     assert_eq!(still_open, N, "a monitor within the limits was closed");
-    assert!(gap < MAX_GAP, "the honest agent waited {gap:?} for a frame");
+    assert!(
+        gap < MAX_GAP + stall,
+        "the honest agent waited {gap:?} for a frame (machine stalls {stall:?})"
+    );
     assert!(
         per_conn <= MAX_PER_MONITOR_KB,
         "{per_conn} kB per connection"

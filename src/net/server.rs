@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use futures::StreamExt;
 use tokio::io::AsyncWriteExt;
+use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio_util::codec::FramedRead;
@@ -149,12 +150,17 @@ impl Handler {
         if let Err(e) = stream.set_nodelay(true) {
             debug!(cause = %e, "could not set TCP_NODELAY");
         }
-        let (read_half, mut write_half) = stream.into_split();
+        let (read_half, write_half) = stream.into_split();
         let mut frames = FramedRead::new(
             read_half,
             crate::net::framing::codec(self.cfg.max_agent_frame),
         );
-        let (out_tx, mut out_rx) = mpsc::channel::<Bytes>(self.cfg.agent_queue);
+        let (out_tx, out_rx) = mpsc::channel::<Bytes>(self.cfg.agent_queue);
+        // Frames are written by a task of their own, so a client that does
+        // not read never blocks this loop (its deadlines, its reading).
+        let (written_tx, mut written_rx) = watch::channel(0u64);
+        let mut writer =
+            tokio::spawn(write_frames(write_half, out_rx, written_tx).in_current_span());
         let pending = Arc::new(AtomicUsize::new(0));
         let (status_tx, mut status_rx) = watch::channel(AgentStatus::Connecting);
         let rate = self.cfg.max_agent_bytes_per_sec;
@@ -260,14 +266,9 @@ impl Handler {
                     }
                 },
                 _ = tokio::time::sleep(Duration::from_millis(2)), if !may_read => {}
-                out = out_rx.recv() => match out {
-                    Some(frame) => {
-                        if let Err(e) = write_half.write_all(&frame).await {
-                            break format!("write failed: {e}");
-                        }
-                        join.frame_sent(Instant::now());
-                    }
-                    None => break "closed by server".into(),
+                written = written_rx.changed() => match written {
+                    Ok(()) => join.frame_sent(Instant::now()),
+                    Err(_) => break (&mut writer).await.unwrap_or_else(|e| format!("writer failed: {e}")),
                 },
                 _ = tokio::time::sleep_until(wake.unwrap_or(now).into()), if wake.is_some() => {
                     let now = Instant::now();
@@ -292,12 +293,30 @@ impl Handler {
         if let Some(skipped) = self.may_log() {
             info!(%reason, skipped, "agent disconnected");
         }
-        let _ = write_half.shutdown().await;
+        // Dropping the write half (with the task) closes the socket.
+        writer.abort();
         let _ = self.inputs.send(Input::Gone {
             conn: self.conn,
             reason,
         });
     }
+}
+
+/// Writes the frames the simulation hands a connection, one whole frame
+/// per write, counting them in `written`. Returns why it stopped.
+async fn write_frames(
+    mut socket: OwnedWriteHalf,
+    mut frames: mpsc::Receiver<Bytes>,
+    written: watch::Sender<u64>,
+) -> String {
+    while let Some(frame) = frames.recv().await {
+        if let Err(e) = socket.write_all(&frame).await {
+            return format!("write failed: {e}");
+        }
+        written.send_modify(|n| *n += 1);
+    }
+    let _ = socket.shutdown().await;
+    "closed by server".into()
 }
 
 /// Why the server could not start.
