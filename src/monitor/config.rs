@@ -50,11 +50,12 @@ pub struct MonitorConfig {
     /// once with a log line. Default **64**.
     pub max_monitors: usize,
     /// Commands one monitor connection may have handled per monitor step
-    /// (every `monitor_step` cycles, when a monitor message goes out); the
-    /// server reads no further from that connection until the next step,
-    /// so a flooding trainer slows down itself, not the simulation. A
-    /// frame counts as at least one command. Default **32** (a trainer
-    /// placing 22 robots and the ball in one go needs 24); 0 = no limit.
+    /// (every `monitor_step` cycles, when a monitor message goes out, and
+    /// at least every 40 ms while the simulation does not step); the
+    /// server reads no further from that connection until then, so a
+    /// flooding trainer slows down itself, not the simulation. A frame
+    /// counts as at least one command. Default **32** (a trainer placing
+    /// 22 robots and the ball in one go needs 24); 0 = no limit.
     pub commands_per_step: usize,
     /// Refuse every state-changing command on the monitor port (with a log
     /// line); monitors can still watch and send `(reqfullstate)`. Default

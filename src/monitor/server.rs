@@ -255,6 +255,10 @@ async fn write_socket(
     let _ = wr.shutdown().await;
 }
 
+/// The longest a monitor over its command budget waits for a new one:
+/// one monitor step at the default 50 Hz and `monitor_step` 2.
+const BUDGET_REFILL: Duration = Duration::from_millis(40);
+
 struct Reader {
     id: u64,
     commands: mpsc::Sender<MonitorRequest>,
@@ -304,8 +308,10 @@ impl Reader {
     }
 
     /// Takes one command from this step's budget, first waiting for the
-    /// next monitor step when it is spent. False when the connection or
-    /// the simulation is going away.
+    /// next monitor step when it is spent, or for [`BUDGET_REFILL`] while
+    /// the simulation does not step (a sync-mode server waiting for its
+    /// agents still takes commands, `(killsim)` among them). False when the
+    /// connection or the simulation is going away.
     async fn spend(&mut self, cancel: &CancellationToken) -> bool {
         let limit = self.cfg.commands_per_step;
         if limit == 0 {
@@ -319,6 +325,7 @@ impl Reader {
                         return false;
                     }
                 }
+                _ = tokio::time::sleep(BUDGET_REFILL) => {}
             }
             self.budget = limit;
         }
