@@ -246,6 +246,25 @@ fn flooders(
         .collect()
 }
 
+/// Runs `count` clients in a loop until `until`: each connects, asks for a
+/// robot and leaves as soon as its first frame comes.
+fn scene_churn(port: u16, count: usize, until: Instant) -> Vec<tokio::task::JoinHandle<usize>> {
+    (0..count)
+        .map(|_| {
+            tokio::spawn(async move {
+                let mut connections = 0;
+                while Instant::now() < until {
+                    let mut a = TestAgent::connect(([127, 0, 0, 1], port).into()).await;
+                    connections += 1;
+                    a.send("(scene rsg/agent/nao/nao_hetero.rsg 0)").await;
+                    let _ = a.try_recv(Duration::from_millis(500)).await;
+                }
+                connections
+            })
+        })
+        .collect()
+}
+
 /// One frame: 4-byte big-endian length, then the payload.
 fn frame(payload: &[u8]) -> Vec<u8> {
     let mut out = (payload.len() as u32).to_be_bytes().to_vec();
@@ -295,6 +314,8 @@ async fn an_agent_port_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
         Arc::new(frame(&xs(900)).repeat(64)),
         until,
     ));
+    // Two that have a robot built and leave at once, over and over.
+    tasks.extend(scene_churn(server.agent_port, 2, until));
     let mut connections = 0;
     for t in tasks {
         connections += t.await.expect("flooder");

@@ -46,6 +46,10 @@ const MIN_ROBOT_SPACING: f32 = 0.45;
 /// Gravity used by the accelerometer (m/s^2, field z).
 const GRAVITY: f32 = 9.81;
 
+/// Robots built per cycle at most; further `scene` requests wait their
+/// turn (a whole team that connects at once is built in a few cycles).
+const MAX_NEW_ROBOTS_PER_CYCLE: usize = 2;
+
 /// Bad-input log lines per agent before they are thinned out to one per
 /// second of server time.
 const LOUD_ERRORS: u32 = 20;
@@ -199,8 +203,9 @@ pub struct Simulation {
     report: StepReport,
     /// Whether a cycle has run with agents (for `sync_wait_for_agents`).
     started: bool,
-    /// Thins the "scene refused" lines (one per connection otherwise).
-    scene_log: LogLimit,
+    /// Thins the lines of robots built or refused and of robots that leave
+    /// without having joined a team (one per connection otherwise).
+    robot_log: LogLimit,
     /// Thins the bad-input lines of agents without a team, together.
     teamless_log: LogLimit,
     /// Reused frame buffer.
@@ -248,7 +253,7 @@ impl Simulation {
             selected: None,
             report: StepReport::default(),
             started: false,
-            scene_log: LogLimit::for_clients(),
+            robot_log: LogLimit::for_clients(),
             teamless_log: LogLimit::new(LOUD_ERRORS, Duration::from_secs(1)),
             text: String::with_capacity(8192),
         })
@@ -327,12 +332,15 @@ impl Simulation {
     /// step, its number is released, nothing else changes.
     pub fn disconnect(&mut self, conn: ConnId, reason: &str) {
         if let Some(a) = self.agents.get_mut(&conn) {
-            // Connections that never had a robot are logged by the network
-            // side (thinned there, so a connection flood cannot flood the log).
-            if a.robot.is_some() {
+            // Agents that never joined a team share one thinned stream of
+            // lines (the network side logs their connection too), so a
+            // connection flood cannot flood the log.
+            if a.side.is_some() {
                 info!(conn, peer = %a.peer, team = ?a.team, unum = a.unum, %reason, "agent left");
-            } else {
+            } else if a.robot.is_none() {
                 debug!(conn, peer = %a.peer, %reason, "agent without a robot left");
+            } else if let Some(skipped) = self.robot_log.admit_at(f64::from(self.server_time)) {
+                info!(conn, peer = %a.peer, %reason, skipped, "agent without a team left");
             }
             a.closing = true;
         }
@@ -661,11 +669,15 @@ impl Simulation {
     }
 
     fn execute_scenes(&mut self) {
+        // In connection order, a few a cycle: building a robot is the
+        // costliest thing a client can ask for, and one that connects, asks
+        // for a robot and leaves, over and over, must not slow the match.
         let conns: Vec<ConnId> = self
             .agents
             .iter()
             .filter(|(_, a)| a.pending_scene.is_some())
             .map(|(c, _)| *c)
+            .take(MAX_NEW_ROBOTS_PER_CYCLE)
             .collect();
         for conn in conns {
             let Some(agent) = self.agents.get_mut(&conn) else {
@@ -693,12 +705,14 @@ impl Simulation {
                     agent.model = Some(model);
                     agent.scene_failed = false;
                     self.structure_version += 1;
-                    info!(conn, peer = %agent.peer, scene = %scene.path, args = ?scene.args, "robot created");
+                    if let Some(skipped) = self.robot_log.admit_at(f64::from(self.server_time)) {
+                        info!(conn, peer = %agent.peer, scene = %scene.path, args = ?scene.args, skipped, "robot created");
+                    }
                 }
                 Err(e) => {
                     agent.scene_failed = true;
                     self.report.status.push((conn, AgentStatus::SceneRefused));
-                    if let Some(skipped) = self.scene_log.admit_at(f64::from(self.server_time)) {
+                    if let Some(skipped) = self.robot_log.admit_at(f64::from(self.server_time)) {
                         warn!(conn, peer = %agent.peer, cause = %e, skipped, "scene refused; the agent gets no robot");
                     }
                 }
