@@ -46,8 +46,9 @@ const MIN_ROBOT_SPACING: f32 = 0.45;
 /// Gravity used by the accelerometer (m/s^2, field z).
 const GRAVITY: f32 = 9.81;
 
-/// Robots built per cycle at most; further `scene` requests wait their
-/// turn (a whole team that connects at once is built in a few cycles).
+/// Robots built per cycle at most once the match has started; further
+/// `scene` requests wait their turn (a whole team that connects at once is
+/// built in a few cycles).
 const MAX_NEW_ROBOTS_PER_CYCLE: usize = 2;
 
 /// Bad-input log lines per agent before they are thinned out to one per
@@ -560,10 +561,11 @@ impl Simulation {
     /// stored scene/init/beam, the referee, advances the clocks, and builds
     /// every agent's next frame.
     pub fn step(&mut self) -> StepReport {
+        let starting = !self.started;
         self.started |= self.agents.values().any(|a| a.in_barrier());
         self.broadcast_says();
         self.remove_departed();
-        self.execute_scenes();
+        self.execute_scenes(starting);
         self.execute_inits();
         self.execute_beams();
         let t0 = std::time::Instant::now();
@@ -668,16 +670,25 @@ impl Simulation {
         }
     }
 
-    fn execute_scenes(&mut self) {
-        // In connection order, a few a cycle: building a robot is the
-        // costliest thing a client can ask for, and one that connects, asks
-        // for a robot and leaves, over and over, must not slow the match.
+    /// Builds the requested robots. In connection order, a few a cycle:
+    /// building a robot is the costliest thing a client can ask for, and
+    /// one that connects, asks for a robot and leaves, over and over, must
+    /// not slow the match. The cycle that starts the match (`starting`)
+    /// builds every robot asked for, so a scripted start
+    /// (`sync_wait_for_agents`) sends all its agents their first frame
+    /// together.
+    fn execute_scenes(&mut self, starting: bool) {
+        let most = if starting {
+            usize::MAX
+        } else {
+            MAX_NEW_ROBOTS_PER_CYCLE
+        };
         let conns: Vec<ConnId> = self
             .agents
             .iter()
             .filter(|(_, a)| a.pending_scene.is_some())
             .map(|(c, _)| *c)
-            .take(MAX_NEW_ROBOTS_PER_CYCLE)
+            .take(most)
             .collect();
         for conn in conns {
             let Some(agent) = self.agents.get_mut(&conn) else {
