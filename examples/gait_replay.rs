@@ -35,10 +35,12 @@ fn main() {
         configs.push(("defaults".into(), PhysicsConfig::default()));
     }
     let mut scenarios = Vec::new();
-    if prefix.is_empty() || "c_stand".starts_with(&prefix) || prefix.starts_with("c_") {
+    if prefix.is_empty() {
         scenarios.extend(replay::Scenario::all(&replay::physics_dir(), "c_stand"));
+    } else if !prefix.starts_with("g_") {
+        scenarios.extend(replay::Scenario::all(&replay::physics_dir(), &prefix));
     }
-    if !prefix.starts_with("c_") {
+    if prefix.is_empty() || prefix.starts_with("g_") {
         scenarios.extend(replay::Scenario::all(&replay::gaits_dir(), &prefix));
     }
     for (label, cfg) in &configs {

@@ -23,6 +23,7 @@
 //! * [`rules`]: the referee as plain functions of state, facts and time.
 //! * [`perception`]: perceptors: world snapshot + rng -> percept text.
 //! * [`monitor`]: monitor frames, monitor commands and the match log.
+//! * [`web`]: the 3D web monitor (page + WebSocket), live and for logs.
 #![warn(missing_docs)]
 
 pub mod command;
@@ -33,3 +34,4 @@ pub mod perception;
 pub mod rules;
 pub mod sexp;
 pub mod sim;
+pub mod web;

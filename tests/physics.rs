@@ -6,12 +6,18 @@
 mod ball;
 #[path = "physics/facts.rs"]
 mod facts;
+#[path = "physics/gaits.rs"]
+mod gaits;
+#[path = "physics/hold.rs"]
+mod hold;
 #[path = "physics/motor.rs"]
 mod motor;
 #[path = "physics/overlap.rs"]
 mod overlap;
 #[path = "physics/probe.rs"]
 mod probe;
+#[path = "physics/replay.rs"]
+mod replay;
 #[path = "physics/standing.rs"]
 mod standing;
 #[path = "physics/timing.rs"]

@@ -45,6 +45,17 @@ struct Cli {
     /// Address to listen on (both ports).
     #[arg(long, value_name = "ADDR")]
     bind: Option<std::net::IpAddr>,
+    /// Serve the 3D web monitor (page + live stream) on this port.
+    #[arg(long, value_name = "PORT")]
+    web_port: Option<u16>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Play a match log in the web monitor (open the printed URL).
+    Replay(rcss3d::web::ReplayArgs),
 }
 
 fn config_from(cli: &Cli) -> Result<Config> {
@@ -85,6 +96,13 @@ async fn main() -> Result<()> {
         .init();
     let cli = Cli::parse();
     let cfg = Arc::new(config_from(&cli)?);
+    if let Some(Command::Replay(args)) = &cli.command {
+        return Ok(rcss3d::web::replay(args, &cfg, shutdown_signal()).await?);
+    }
+    let mut extensions = Vec::new();
+    if let Some(port) = cli.web_port {
+        extensions.push(rcss3d::web::live(SocketAddr::new(cfg.bind, port), &cfg).await?);
+    }
     let agent_addr = SocketAddr::new(cfg.bind, cfg.agent_port);
     let monitor_addr = SocketAddr::new(cfg.bind, cfg.monitor_port);
     let agents = TcpListener::bind(agent_addr)
@@ -94,7 +112,8 @@ async fn main() -> Result<()> {
         .await
         .with_context(|| format!("cannot listen for monitors on {monitor_addr}"))?;
     tracing::info!(%agent_addr, %monitor_addr, sync = cfg.sync_mode, real_time = cfg.real_time, "rcss3d listening");
-    let summary = rcss3d::net::server::run(cfg, agents, monitors, shutdown_signal()).await?;
+    let summary =
+        rcss3d::net::server::run_with(cfg, agents, monitors, extensions, shutdown_signal()).await?;
     tracing::info!(
         cycles = summary.cycles,
         seed = summary.seed,

@@ -333,6 +333,26 @@ pub enum ServerError {
     Thread(String),
 }
 
+/// What an extra consumer of the world (the web monitor) gets when it is
+/// attached to a running server: the snapshot channel the monitor port
+/// follows (same snapshots, same cadence), the monitor command queue, and
+/// the server's stop flag (turns true when the server stops).
+pub struct Attachment {
+    /// Latest world snapshot, as the monitor port sees it.
+    pub snapshots: crate::monitor::server::SnapshotReceiver,
+    /// Commands for the simulation, carried out like monitor commands.
+    pub commands: mpsc::Sender<crate::monitor::MonitorRequest>,
+    /// Turns true when the server stops.
+    pub stop: watch::Receiver<bool>,
+}
+
+/// An extra service run beside the agent and monitor ports; the server
+/// awaits its future after stopping.
+pub type Extension = Box<
+    dyn FnOnce(Attachment) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>
+        + Send,
+>;
+
 /// Runs a whole server on two bound listeners until `shutdown` completes,
 /// a monitor sends `(killsim)` or the referee ends the match with
 /// `AutomaticQuit`. Returns the run summary after the log is finished.
@@ -340,6 +360,18 @@ pub async fn run(
     cfg: Arc<Config>,
     agents: TcpListener,
     monitors: TcpListener,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<crate::sim::driver::RunSummary, ServerError> {
+    run_with(cfg, agents, monitors, Vec::new(), shutdown).await
+}
+
+/// [`run`] with extra services attached to the snapshot channel and the
+/// monitor command queue (see [`Attachment`]).
+pub async fn run_with(
+    cfg: Arc<Config>,
+    agents: TcpListener,
+    monitors: TcpListener,
+    extensions: Vec<Extension>,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<crate::sim::driver::RunSummary, ServerError> {
     use crate::sim::driver::{self, Outputs};
@@ -392,6 +424,16 @@ pub async fn run(
             }
         }
     });
+    let extension_tasks: Vec<_> = extensions
+        .into_iter()
+        .map(|ext| {
+            tokio::spawn(ext(Attachment {
+                snapshots: snap_rx.clone(),
+                commands: mon_tx.clone(),
+                stop: stop_rx.clone(),
+            }))
+        })
+        .collect();
     let mut mon_stop = stop_rx.clone();
     let monitor_task = tokio::spawn(crate::monitor::serve(
         monitors,
@@ -423,6 +465,9 @@ pub async fn run(
     let _ = stop_tx.send(true);
     let _ = agent_task.await;
     let _ = monitor_task.await;
+    for task in extension_tasks {
+        let _ = task.await;
+    }
     let summary =
         summary.map_err(|_| ServerError::Thread("the simulation thread panicked".into()))?;
     // The results summary a tournament script wants: stdout, and a file if

@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 
 use nalgebra::Vector3;
 use rcss3d::sim::model::{ModelLibrary, RobotModel};
-use rcss3d::sim::world::{PhysicsConfig, World};
+use rcss3d::sim::world::{PhysicsConfig, RobotHandle, World};
 
 /// Torso below this height (m) counts as fallen (as in the compare tool).
 pub const FALL_Z: f64 = 0.25;
@@ -184,27 +184,49 @@ pub struct Run {
     pub foot_fz: Vec<(f64, f64)>,
 }
 
-/// Replays `script` on a fresh world with `cfg` for `rows` steps.
-pub fn run(cfg: &PhysicsConfig, script: &Script, rows: usize) -> Run {
+/// A world with the script's robot after the reference set-up (init
+/// spot, 10 warm-up cycles, beam to (−5, 0) facing +x); the next step
+/// produces row 1.
+pub fn start(cfg: &PhysicsConfig, script: &Script) -> (World, RobotHandle) {
     let mut w = match World::new(cfg) {
         Ok(w) => w,
         Err(e) => panic!("World::new: {e}"),
     };
-    let m = model(script.robot_type);
-    let h = w.add_robot(m.clone(), Vector3::new(-14.2, 9.2, 0.4), 0.0);
+    let h = w.add_robot(model(script.robot_type), Vector3::new(-14.2, 9.2, 0.4), 0.0);
     for _ in 0..10 {
         w.step();
     }
     w.place_robot(h, Vector3::new(-5.0, 0.0, 0.4), 0.0);
-    let effectors: Vec<Vec<(usize, f32)>> = script
-        .effectors
-        .iter()
-        .map(|cmds| {
-            cmds.iter()
-                .filter_map(|(n, v)| m.joint_by_effector(n).map(|j| (j, *v)))
-                .collect()
-        })
-        .collect();
+    (w, h)
+}
+
+/// Applies the script's commands of `step` (they act on the step from row
+/// `step` to row `step + 1`).
+pub fn apply(w: &mut World, h: RobotHandle, script: &Script, step: usize) {
+    let m = w.robot_model(h).clone();
+    if let Some(cmds) = script.effectors.get(step) {
+        for (name, v) in cmds {
+            if let Some(j) = m.joint_by_effector(name) {
+                w.set_joint_speed(h, j, *v);
+            }
+        }
+    }
+    for (s, pos, vel) in &script.ball {
+        if *s == step {
+            if let Some(p) = pos {
+                w.set_ball_position(*p);
+            }
+            if let Some(v) = vel {
+                w.set_ball_velocity(*v);
+            }
+        }
+    }
+}
+
+/// Replays `script` on a fresh world with `cfg` for `rows` steps.
+pub fn run(cfg: &PhysicsConfig, script: &Script, rows: usize) -> Run {
+    let (mut w, h) = start(cfg, script);
+    let m = w.robot_model(h).clone();
     let side = |name: &str| -> Vec<usize> {
         m.foot_sensors
             .iter()
@@ -226,21 +248,7 @@ pub fn run(cfg: &PhysicsConfig, script: &Script, rows: usize) -> Run {
         foot_fz: Vec::with_capacity(rows),
     };
     for step in 0..rows {
-        if let Some(cmds) = effectors.get(step) {
-            for &(j, v) in cmds {
-                w.set_joint_speed(h, j, v);
-            }
-        }
-        for (s, pos, vel) in &script.ball {
-            if *s == step {
-                if let Some(p) = pos {
-                    w.set_ball_position(*p);
-                }
-                if let Some(v) = vel {
-                    w.set_ball_velocity(*v);
-                }
-            }
-        }
+        apply(&mut w, h, script, step);
         w.step();
         let t = w.part_pose(h, m.torso);
         out.torso.push(t.translation.vector.cast());

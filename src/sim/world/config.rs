@@ -1,0 +1,153 @@
+//! The physics settings (the `physics:` section of the configuration),
+//! every default documented with the reason for it.
+
+use std::path::PathBuf;
+
+/// Which rapier joint kind carries the robot's hinges.
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JointKind {
+    /// Impulse joints: one constraint per hinge, solved iteratively with
+    /// the contacts. Fast (linear in the number of bodies).
+    Impulse,
+    /// Multibody (reduced-coordinate) joints with the torso as root: exact
+    /// hinges, but a dense solve per robot.
+    Multibody,
+}
+
+/// Physics settings: the `physics:` section of `conf/server.ron`.
+#[derive(serde::Deserialize, Clone, Debug)]
+#[serde(deny_unknown_fields, default)]
+pub struct PhysicsConfig {
+    /// Field scene file (ground, goals, border walls, ball). Default:
+    /// `scenes/soccer.rsg` of this crate. Files it imports are resolved
+    /// relative to its directory.
+    pub field_scene: PathBuf,
+    /// Cycle length in seconds. Default 0.02. Not read from the file: the
+    /// server sets it from the top-level `step`, so the cycle is
+    /// configured once.
+    #[serde(skip)]
+    pub cycle_dt: f32,
+    /// Rapier steps per cycle (each `cycle_dt / substeps` long). Default 1,
+    /// as the reference.
+    pub substeps: usize,
+    /// Rapier solver iterations (TGS sub-steps) per rapier step. Default 1:
+    /// each costs one dense multibody update per robot, the bulk of the
+    /// physics time.
+    pub solver_iterations: usize,
+    /// Internal PGS iterations per solver iteration. Default 100: a
+    /// robot's motor rows and its contacts disturb each other through its
+    /// mass matrix, and the sweeps are cheap next to the multibody update.
+    /// With 50 a lying robot's hip yaw-pitch moves 8 % short of its
+    /// command; with 100 a loaded knee travels within 2 % of its command
+    /// per cycle (the reference: exactly).
+    pub internal_pgs_iterations: usize,
+    /// Gravity along −z, m/s². Default 9.81.
+    pub gravity: f32,
+    /// Joint kind for the robot's hinges. Default `Multibody` (impulse
+    /// joints cannot make the 1e-6 kg·m² link bodies follow the motors).
+    pub joint_kind: JointKind,
+    /// Velocity-motor gain (rapier "damping" factor of the
+    /// acceleration-based motor model; larger = closer to a hard velocity
+    /// constraint). Default 1000.
+    pub motor_gain: f32,
+    /// Position anchoring of joints commanded to 0: the motor also pulls
+    /// the joint back to the angle where it stopped, removing the slow
+    /// drift of the iterative solver (0 = pure velocity brake; 1 = full
+    /// correction in one step). A moving joint is a pure velocity motor.
+    /// Default 0.5.
+    pub motor_anchor_erp: f32,
+    /// When a joint commanded to 0 is pushed further than this (rad) from
+    /// its held angle — the motor was overpowered — the held angle is reset
+    /// to the actual one, so the joint does not spring back (as in the
+    /// reference). Smaller pushes are undone at up to the motor torque.
+    /// Default 0.2 (a type-3 beam 4 cm into the ground rolls the ankles by
+    /// up to ~10°; they must recover).
+    pub motor_anchor_resync: f32,
+    /// Apply the 0.7.3 rule: ignore a speed command while the joint is not
+    /// strictly inside its limits. Default false (0.7.1 behaviour).
+    pub ignore_commands_outside_range: bool,
+    /// Friction coefficient of robot parts (combined with `Max`). The
+    /// reference has unbounded friction. Default 1.0.
+    pub robot_friction: f32,
+    /// Friction coefficient of the ball. Default 1.0.
+    pub ball_friction: f32,
+    /// Restitution of the ball (tuned to the reference drop traces).
+    /// Default 0.68.
+    pub ball_restitution: f32,
+    /// Restitution of robot-ball contacts. Default 0.8, the reference's
+    /// bounce for robot-ball pairs (the kick trace f_kick then sends the
+    /// ball 1.70 m, reference 1.76 m).
+    pub robot_ball_restitution: f32,
+    /// Restitution of goals and border walls. Default 0.8.
+    pub static_restitution: f32,
+    /// Linear drag of every robot part, N per m/s. Default 0.01.
+    pub part_linear_drag: f32,
+    /// Angular drag of every robot part, N·m per rad/s. Default 0.01
+    /// (applied as damping = drag / mean inertia, capped at
+    /// `max_part_angular_damping`).
+    pub part_angular_drag: f32,
+    /// Cap of the per-part angular damping coefficient, 1/s. Default 2.0.
+    pub max_part_angular_damping: f32,
+    /// Linear drag of the ball, N per m/s. Default 0.01.
+    pub ball_linear_drag: f32,
+    /// Angular drag of the ball, N·m per rad/s. Default 5e-5.
+    pub ball_angular_drag: f32,
+    /// Contact spring natural frequency (rapier), Hz. Default 30.
+    pub contact_natural_frequency: f32,
+    /// Contact spring damping ratio (rapier). Default 5.
+    pub contact_damping_ratio: f32,
+    /// Penetration allowed before correction, m (the reference's surface
+    /// layer). Default 0.001.
+    pub allowed_linear_error: f32,
+    /// Maximum speed at which penetrations are corrected, m/s (rapier's
+    /// default; the reference has no cap). Default 10.
+    pub max_corrective_velocity: f32,
+    /// Let bodies sleep when idle. Default false.
+    pub allow_sleep: bool,
+    /// Rapier stabilization (position-correction) iterations per solver
+    /// iteration. Default 2 (rapier's default).
+    pub stabilization_iterations: usize,
+    /// Rapier warm-start coefficient (0 = off, 1 = full). Default 1.
+    pub warmstart_coefficient: f32,
+    /// Lower bound applied to every principal moment of inertia of robot
+    /// parts, kg·m². The link bodies (shoulders, elbows, hips, ankles) have
+    /// 1.4e-6..5e-6; raising them conditions the iterative solver. Default
+    /// 0 (exact model values).
+    pub min_part_inertia: f32,
+}
+
+impl Default for PhysicsConfig {
+    fn default() -> Self {
+        PhysicsConfig {
+            field_scene: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/soccer.rsg")),
+            cycle_dt: 0.02,
+            substeps: 1,
+            solver_iterations: 1,
+            internal_pgs_iterations: 100,
+            gravity: 9.81,
+            joint_kind: JointKind::Multibody,
+            motor_gain: 1000.0,
+            motor_anchor_erp: 0.5,
+            motor_anchor_resync: 0.2,
+            ignore_commands_outside_range: false,
+            robot_friction: 1.0,
+            ball_friction: 1.0,
+            ball_restitution: 0.68,
+            robot_ball_restitution: 0.8,
+            static_restitution: 0.8,
+            part_linear_drag: 0.01,
+            part_angular_drag: 0.01,
+            max_part_angular_damping: 2.0,
+            ball_linear_drag: 0.01,
+            ball_angular_drag: 5e-5,
+            contact_natural_frequency: 30.0,
+            contact_damping_ratio: 5.0,
+            allowed_linear_error: 0.001,
+            max_corrective_velocity: 10.0,
+            allow_sleep: false,
+            min_part_inertia: 0.0,
+            stabilization_iterations: 2,
+            warmstart_coefficient: 1.0,
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Contacts: the hooks that drop a robot's self-contacts and the contacts
+//! of robots put inside each other and set the robot-ball restitution,
+//! and what is read back after a step (foot forces, ball touches, robots
+//! touching each other).
+
+use std::collections::BTreeSet;
+
+use nalgebra::Vector3;
+use rapier3d::prelude::*;
+
+use super::{robot_pair, tag_kind, tag_robot, RobotHandle, World, KIND_BALL, KIND_PART};
+
+/// Drops contacts between two parts of the same robot and between two
+/// robots that were put inside each other (`World::ghosts`), and sets the
+/// restitution of robot-ball contacts.
+pub(super) struct ContactRules<'a> {
+    pub(super) robot_ball_restitution: f32,
+    pub(super) ghosts: &'a BTreeSet<(RobotHandle, RobotHandle)>,
+}
+
+impl PhysicsHooks for ContactRules<'_> {
+    fn modify_solver_contacts(&self, ctx: &mut ContactModificationContext) {
+        let a = ctx
+            .colliders
+            .get(ctx.collider1)
+            .map(|c| tag_kind(c.user_data));
+        let b = ctx
+            .colliders
+            .get(ctx.collider2)
+            .map(|c| tag_kind(c.user_data));
+        let robot_ball = matches!(
+            (a, b),
+            (Some(KIND_PART), Some(KIND_BALL)) | (Some(KIND_BALL), Some(KIND_PART))
+        );
+        if robot_ball {
+            for c in ctx.solver_contacts.iter_mut() {
+                c.restitution = self.robot_ball_restitution;
+            }
+        }
+    }
+
+    fn filter_contact_pair(&self, ctx: &PairFilterContext) -> Option<SolverFlags> {
+        let a = ctx.colliders.get(ctx.collider1).map(|c| c.user_data)?;
+        let b = ctx.colliders.get(ctx.collider2).map(|c| c.user_data)?;
+        if tag_kind(a) == KIND_PART && tag_kind(b) == KIND_PART {
+            let (ra, rb) = (tag_robot(a), tag_robot(b));
+            if ra == rb
+                || self
+                    .ghosts
+                    .contains(&robot_pair(RobotHandle(ra), RobotHandle(rb)))
+            {
+                return None;
+            }
+        }
+        Some(SolverFlags::COMPUTE_IMPULSES)
+    }
+}
+
+impl World {
+    pub(super) fn robot_of(&self, c: ColliderHandle) -> Option<RobotHandle> {
+        let u = self.colliders.get(c)?.user_data;
+        (tag_kind(u) == KIND_PART).then(|| RobotHandle(tag_robot(u)))
+    }
+
+    /// Accumulates foot forces, ball touches and robot pairs after one
+    /// rapier step.
+    pub(super) fn collect_contacts(&mut self) {
+        let substep_count = self.params.num_solver_iterations.max(1) as f32;
+        for pair in self.narrow_phase.contact_pairs_with(self.ball_collider) {
+            if !pair.has_any_active_contact {
+                continue;
+            }
+            let other = if pair.collider1 == self.ball_collider {
+                pair.collider2
+            } else {
+                pair.collider1
+            };
+            if let Some(h) = self.robot_of(other) {
+                self.touches.insert(h);
+            }
+        }
+        for pair in self.narrow_phase.contact_pairs() {
+            if !pair.has_any_active_contact {
+                continue;
+            }
+            if let (Some(a), Some(b)) =
+                (self.robot_of(pair.collider1), self.robot_of(pair.collider2))
+            {
+                if a != b {
+                    self.robot_pairs.insert(robot_pair(a, b));
+                }
+            }
+        }
+        for r in self.robots.values_mut() {
+            for (si, s) in r.model.foot_sensors.iter().enumerate() {
+                let Some(Some(ch)) = r.colliders.get(s.part).copied() else {
+                    continue;
+                };
+                let Some(foot) = self.bodies.get(r.bodies[s.part]) else {
+                    continue;
+                };
+                let foot_pose = *foot.position();
+                let acc = &mut r.foot_accum[si];
+                for pair in self.narrow_phase.contact_pairs_with(ch) {
+                    if !pair.has_any_active_contact {
+                        continue;
+                    }
+                    let foot_is_1 = pair.collider1 == ch;
+                    // Contact points on the foot's own surface.
+                    let Some(foot_collider) = self.colliders.get(ch) else {
+                        continue;
+                    };
+                    let fc_pose = *foot_collider.position();
+                    for m in &pair.manifolds {
+                        if m.data.solver_contacts.is_empty() {
+                            continue;
+                        }
+                        acc.touched = true;
+                        let n = if foot_is_1 {
+                            -m.data.normal
+                        } else {
+                            m.data.normal
+                        };
+                        for pt in &m.points {
+                            // The point's impulse over the step: rapier
+                            // keeps the last solver sub-iteration's impulse
+                            // as the next warm start (its reported total
+                            // also counts the previous warm start once).
+                            let imp = pt.data.warmstart_impulse * substep_count;
+                            if imp <= 0.0 {
+                                continue;
+                            }
+                            let f_world = n * imp;
+                            let p_world =
+                                fc_pose * if foot_is_1 { pt.local_p1 } else { pt.local_p2 };
+                            let p_local = foot_pose.inverse_transform_point(&p_world);
+                            acc.force += foot_pose.rotation.inverse_transform_vector(&f_world);
+                            acc.weighted_point += p_local.coords * imp;
+                            acc.weight += imp;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Contact centre and force on a foot sensor during the last step, both
+    /// in the foot's local frame (centre relative to the foot centre);
+    /// `None` without contact (agent-protocol.md §3.9). The force is the
+    /// normal contact force (see the module notes).
+    pub fn foot_force(
+        &self,
+        h: RobotHandle,
+        sensor: usize,
+    ) -> Option<(Vector3<f32>, Vector3<f32>)> {
+        self.robot(h)?.foot_result.get(sensor).copied().flatten()
+    }
+
+    /// Robots in contact with the ball during the last step, sorted.
+    pub fn ball_touches(&self) -> Vec<RobotHandle> {
+        self.touches.iter().copied().collect()
+    }
+
+    /// Robot-robot contacts during the last step, each pair (smaller,
+    /// larger), sorted.
+    pub fn robot_contacts(&self) -> Vec<(RobotHandle, RobotHandle)> {
+        self.robot_pairs.iter().copied().collect()
+    }
+}

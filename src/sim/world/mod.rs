@@ -1,0 +1,414 @@
+//! The physical world: rapier3d sets holding the field (ground, goals,
+//! border walls), the ball and every robot, stepped one 20 ms cycle at a
+//! time.
+//!
+//! This module owns the rapier state and answers questions about it
+//! through small read-only helpers; it never decides anything about the
+//! game (that is `rules`), never reads sockets and never uses a clock or a
+//! random generator. Robots are kept in a `BTreeMap` so that every pass
+//! over them runs in handle order (deterministic).
+//!
+//! Engine choices (see also [`PhysicsConfig`] for every default):
+//! * one cycle = one rapier step of 0.02 s (as the reference's single
+//!   `dWorldStep`) with one solver iteration of `internal_pgs_iterations`
+//!   (100) PGS sweeps: the robot's dense multibody update runs once per
+//!   cycle, and the many cheap sweeps bring the coupled motor and contact
+//!   rows close to the exact solution the reference's direct solver finds
+//!   (rapier warm-starts the contacts of multibodies from the previous
+//!   step); speed targets are held over the cycle;
+//! * hinges as multibody (reduced-coordinate) joints with the torso as
+//!   root (default) or as impulse joints ([`JointKind`]); impulse joints
+//!   cannot make the 1e-6 kg·m² link bodies follow their motors;
+//! * motors: rapier velocity motors limited to the model's 10 N·m; a joint
+//!   commanded to 0 is additionally held at the angle where it stopped
+//!   (drift-free brake); plain hard limits (no stop bounce);
+//! * no self-collision: a contact filter hook drops pairs of one robot;
+//!   the same hook sets the robot-ball restitution;
+//! * drag as rapier damping coefficients (linear exact, angular capped);
+//! * friction: Coulomb with μ = 1 (the reference has unbounded friction
+//!   with force-dependent slip);
+//! * sleeping disabled for robots and ball.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use nalgebra::{Isometry3, Point3, Vector3};
+use rapier3d::prelude::*;
+
+use crate::sim::model::RobotModel;
+use crate::sim::scene::{SceneError, SceneLibrary};
+
+mod config;
+mod contacts;
+mod field;
+mod guards;
+mod motors;
+mod relocate;
+mod robots;
+
+pub use config::{JointKind, PhysicsConfig};
+use contacts::ContactRules;
+use field::{read_field, shape_of, BallDesc};
+
+/// Identifies a robot in the [`World`]. Handles are never reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RobotHandle(pub u32);
+
+// Collider user data: kind in the low byte, part index in the next 16 bits,
+// robot id in the high 32 bits.
+const KIND_STATIC: u128 = 0;
+const KIND_GROUND: u128 = 1;
+const KIND_BALL: u128 = 2;
+const KIND_PART: u128 = 3;
+const KIND_SENSOR: u128 = 4;
+
+fn tag(kind: u128, robot: u32, part: usize) -> u128 {
+    kind | ((part as u128 & 0xffff) << 8) | ((robot as u128) << 32)
+}
+
+fn tag_kind(u: u128) -> u128 {
+    u & 0xff
+}
+
+fn tag_robot(u: u128) -> u32 {
+    (u >> 32) as u32
+}
+
+/// A pair of robots as the sets of pairs key it: lower handle first.
+fn robot_pair(a: RobotHandle, b: RobotHandle) -> (RobotHandle, RobotHandle) {
+    (a.min(b), a.max(b))
+}
+
+#[derive(Clone, Copy, Debug)]
+enum JointRef {
+    Impulse(ImpulseJointHandle),
+    Multibody(MultibodyJointHandle),
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct FootAccum {
+    touched: bool,
+    force: Vector3<f32>,
+    weighted_point: Vector3<f32>,
+    weight: f32,
+}
+
+struct Robot {
+    model: Arc<RobotModel>,
+    bodies: Vec<RigidBodyHandle>,
+    colliders: Vec<Option<ColliderHandle>>,
+    joints: Vec<JointRef>,
+    targets: Vec<f32>,
+    /// Per joint: the angle a joint commanded to 0 is held at (rad).
+    refs: Vec<f32>,
+    /// Per joint: the speed target the motor had during the last step.
+    applied: Vec<f32>,
+    foot_accum: Vec<FootAccum>,
+    foot_result: Vec<Option<(Vector3<f32>, Vector3<f32>)>>,
+    /// Torso position after the last sub-step that left the robot sane.
+    last_sane: Vector3<f32>,
+}
+
+/// The rapier world: field, ball and robots.
+pub struct World {
+    cfg: PhysicsConfig,
+    params: IntegrationParameters,
+    gravity: Vector3<f32>,
+    pipeline: PhysicsPipeline,
+    islands: IslandManager,
+    broad_phase: DefaultBroadPhase,
+    narrow_phase: NarrowPhase,
+    bodies: RigidBodySet,
+    colliders: ColliderSet,
+    impulse_joints: ImpulseJointSet,
+    multibody_joints: MultibodyJointSet,
+    ccd: CCDSolver,
+    ball_body: RigidBodyHandle,
+    ball_collider: ColliderHandle,
+    robots: BTreeMap<RobotHandle, Robot>,
+    next_robot: u32,
+    touches: BTreeSet<RobotHandle>,
+    robot_pairs: BTreeSet<(RobotHandle, RobotHandle)>,
+    /// Robot pairs (lower handle first) created or placed inside each
+    /// other: their contacts are dropped until no part of one overlaps a
+    /// part of the other, instead of the solver flinging them apart.
+    ghosts: BTreeSet<(RobotHandle, RobotHandle)>,
+}
+
+impl World {
+    /// Builds the world from the configuration: ground, goals, border
+    /// walls and ball from the field scene.
+    pub fn new(cfg: &PhysicsConfig) -> Result<World, SceneError> {
+        let dir = cfg
+            .field_scene
+            .parent()
+            .map(|p| p.to_path_buf())
+            .unwrap_or_else(|| PathBuf::from("."));
+        let name = cfg
+            .field_scene
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let lib = SceneLibrary::load(&dir)?;
+        if !lib.contains(&name) {
+            return Err(SceneError::UnknownScene(
+                cfg.field_scene.display().to_string(),
+            ));
+        }
+        let tree = lib.instantiate(&name, &[])?;
+        let field = read_field(&tree, &name)?;
+
+        let mut params = IntegrationParameters::default();
+        let substeps = cfg.substeps.max(1);
+        params.dt = cfg.cycle_dt / substeps as f32;
+        params.num_solver_iterations = cfg.solver_iterations.max(1);
+        params.num_internal_pgs_iterations = cfg.internal_pgs_iterations.max(1);
+        params.contact_natural_frequency = cfg.contact_natural_frequency;
+        params.contact_damping_ratio = cfg.contact_damping_ratio;
+        params.normalized_allowed_linear_error = cfg.allowed_linear_error;
+        params.num_internal_stabilization_iterations = cfg.stabilization_iterations;
+        params.normalized_max_corrective_velocity = cfg.max_corrective_velocity;
+        params.warmstart_coefficient = cfg.warmstart_coefficient;
+
+        let mut bodies = RigidBodySet::new();
+        let mut colliders = ColliderSet::new();
+        if let Some((n, d)) = field.ground {
+            let normal = nalgebra::Unit::new_normalize(n);
+            colliders.insert(
+                ColliderBuilder::halfspace(normal)
+                    .translation(n * d)
+                    .friction(cfg.robot_friction)
+                    .restitution(cfg.ball_restitution)
+                    .restitution_combine_rule(CoefficientCombineRule::Min)
+                    .user_data(tag(KIND_GROUND, 0, 0))
+                    .build(),
+            );
+        }
+        for (pose, shape, sensor) in &field.statics {
+            colliders.insert(
+                ColliderBuilder::new(shape_of(*shape))
+                    .position(*pose)
+                    .sensor(*sensor)
+                    .restitution(cfg.static_restitution)
+                    .restitution_combine_rule(CoefficientCombineRule::Min)
+                    .user_data(tag(if *sensor { KIND_SENSOR } else { KIND_STATIC }, 0, 0))
+                    .build(),
+            );
+        }
+        let ball = field.ball.unwrap_or(BallDesc {
+            pos: Vector3::new(0.0, 0.0, 0.042),
+            radius: 0.042,
+            mass: 0.026,
+        });
+        let inertia = 0.4 * ball.mass * ball.radius * ball.radius;
+        let ball_body = bodies.insert(
+            RigidBodyBuilder::dynamic()
+                .translation(ball.pos)
+                .additional_mass_properties(MassProperties::new(
+                    Point3::origin(),
+                    ball.mass,
+                    Vector3::repeat(inertia),
+                ))
+                .linear_damping(cfg.ball_linear_drag / ball.mass)
+                .angular_damping(cfg.ball_angular_drag / inertia)
+                .can_sleep(cfg.allow_sleep)
+                .ccd_enabled(true)
+                .build(),
+        );
+        let ball_collider = colliders.insert_with_parent(
+            ColliderBuilder::ball(ball.radius)
+                .density(0.0)
+                .friction(cfg.ball_friction)
+                .restitution(cfg.ball_restitution)
+                .restitution_combine_rule(CoefficientCombineRule::Min)
+                .active_hooks(ActiveHooks::MODIFY_SOLVER_CONTACTS)
+                .user_data(tag(KIND_BALL, 0, 0))
+                .build(),
+            ball_body,
+            &mut bodies,
+        );
+        Ok(World {
+            cfg: cfg.clone(),
+            params,
+            gravity: Vector3::new(0.0, 0.0, -cfg.gravity),
+            pipeline: PhysicsPipeline::new(),
+            islands: IslandManager::new(),
+            broad_phase: DefaultBroadPhase::new(),
+            narrow_phase: NarrowPhase::new(),
+            bodies,
+            colliders,
+            impulse_joints: ImpulseJointSet::new(),
+            multibody_joints: MultibodyJointSet::new(),
+            ccd: CCDSolver::new(),
+            ball_body,
+            ball_collider,
+            robots: BTreeMap::new(),
+            next_robot: 1,
+            touches: BTreeSet::new(),
+            robot_pairs: BTreeSet::new(),
+            ghosts: BTreeSet::new(),
+        })
+    }
+
+    /// The configuration the world was built with.
+    pub fn config(&self) -> &PhysicsConfig {
+        &self.cfg
+    }
+
+    /// Handles of all robots, sorted.
+    pub fn robots(&self) -> Vec<RobotHandle> {
+        self.robots.keys().copied().collect()
+    }
+
+    /// Advances the world by one cycle (`substeps` rapier steps).
+    pub fn step(&mut self) {
+        for r in self.robots.values_mut() {
+            for a in r.foot_accum.iter_mut() {
+                *a = FootAccum::default();
+            }
+        }
+        self.touches.clear();
+        self.robot_pairs.clear();
+        for _ in 0..self.cfg.substeps.max(1) {
+            self.update_motors();
+            self.limit_velocities();
+            let hooks = ContactRules {
+                robot_ball_restitution: self.cfg.robot_ball_restitution,
+                ghosts: &self.ghosts,
+            };
+            self.pipeline.step(
+                &self.gravity,
+                &self.params,
+                &mut self.islands,
+                &mut self.broad_phase,
+                &mut self.narrow_phase,
+                &mut self.bodies,
+                &mut self.colliders,
+                &mut self.impulse_joints,
+                &mut self.multibody_joints,
+                &mut self.ccd,
+                &hooks,
+                &(),
+            );
+            self.recover_runaways();
+            self.collect_contacts();
+        }
+        self.release_ghosts();
+        let cycle = self.cfg.cycle_dt;
+        for r in self.robots.values_mut() {
+            for (a, out) in r.foot_accum.iter().zip(r.foot_result.iter_mut()) {
+                *out = if a.touched {
+                    let c = if a.weight > 0.0 {
+                        a.weighted_point / a.weight
+                    } else {
+                        Vector3::zeros()
+                    };
+                    Some((c, a.force / cycle))
+                } else {
+                    None
+                };
+            }
+        }
+    }
+
+    fn robot(&self, h: RobotHandle) -> Option<&Robot> {
+        self.robots.get(&h)
+    }
+
+    /// The model of a robot.
+    ///
+    /// # Panics
+    /// If the handle is not (or no longer) in the world: handles come from
+    /// [`World::add_robot`] and must not be used after
+    /// [`World::remove_robot`].
+    pub fn robot_model(&self, h: RobotHandle) -> &Arc<RobotModel> {
+        match self.robots.get(&h) {
+            Some(r) => &r.model,
+            None => panic!("robot_model: unknown robot handle {h:?}"),
+        }
+    }
+
+    /// Whether a robot handle is in the world.
+    pub fn contains_robot(&self, h: RobotHandle) -> bool {
+        self.robots.contains_key(&h)
+    }
+
+    /// Pose of a part in the field frame (identity for an unknown part).
+    pub fn part_pose(&self, h: RobotHandle, part: usize) -> Isometry3<f32> {
+        self.robot(h)
+            .and_then(|r| r.bodies.get(part))
+            .and_then(|b| self.bodies.get(*b))
+            .map(|b| *b.position())
+            .unwrap_or_else(Isometry3::identity)
+    }
+
+    /// Linear velocity of a part in the field frame (m/s).
+    pub fn part_linvel(&self, h: RobotHandle, part: usize) -> Vector3<f32> {
+        self.robot(h)
+            .and_then(|r| r.bodies.get(part))
+            .and_then(|b| self.bodies.get(*b))
+            .map(|b| *b.linvel())
+            .unwrap_or_else(Vector3::zeros)
+    }
+
+    /// Torso linear velocity in the field frame (m/s).
+    pub fn torso_linvel(&self, h: RobotHandle) -> Vector3<f32> {
+        match self.robot(h) {
+            Some(r) => self.part_linvel(h, r.model.torso),
+            None => Vector3::zeros(),
+        }
+    }
+
+    /// Torso angular velocity in the torso frame (rad/s).
+    pub fn torso_angvel_local(&self, h: RobotHandle) -> Vector3<f32> {
+        self.robot(h)
+            .and_then(|r| self.bodies.get(r.bodies[r.model.torso]))
+            .map(|b| b.rotation().inverse_transform_vector(b.angvel()))
+            .unwrap_or_else(Vector3::zeros)
+    }
+
+    /// Ball centre in the field frame.
+    pub fn ball_position(&self) -> Vector3<f32> {
+        self.ball_pose().translation.vector
+    }
+
+    /// Ball pose in the field frame.
+    pub fn ball_pose(&self) -> Isometry3<f32> {
+        self.bodies
+            .get(self.ball_body)
+            .map(|b| *b.position())
+            .unwrap_or_else(Isometry3::identity)
+    }
+
+    /// Ball linear velocity (m/s).
+    pub fn ball_velocity(&self) -> Vector3<f32> {
+        self.bodies
+            .get(self.ball_body)
+            .map(|b| *b.linvel())
+            .unwrap_or_else(Vector3::zeros)
+    }
+
+    /// Moves the ball (keeps its velocity, wakes it). Non-finite input is
+    /// ignored.
+    pub fn set_ball_position(&mut self, p: Vector3<f32>) {
+        if !p.iter().all(|x| x.is_finite()) {
+            return;
+        }
+        if let Some(b) = self.bodies.get_mut(self.ball_body) {
+            b.set_translation(p, true);
+        }
+    }
+
+    /// Sets the ball's linear velocity and zeroes its spin. Non-finite
+    /// input is ignored.
+    pub fn set_ball_velocity(&mut self, v: Vector3<f32>) {
+        if !v.iter().all(|x| x.is_finite()) {
+            return;
+        }
+        if let Some(b) = self.bodies.get_mut(self.ball_body) {
+            b.set_linvel(v, true);
+            b.set_angvel(Vector3::zeros(), true);
+        }
+    }
+}

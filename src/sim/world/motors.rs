@@ -1,0 +1,151 @@
+//! Joint motors: speed commands, the per-step motor settings (velocity
+//! motor capped at the model's torque, a brake holding the angle where a
+//! joint stopped) and the joint angle read from the bodies.
+
+use nalgebra::{UnitQuaternion, Vector3};
+use rapier3d::prelude::*;
+
+use super::{JointRef, RobotHandle, World};
+
+/// Signed hinge angle (rad) of `child` relative to `parent` about `axis`
+/// (given in the parent frame; zero pose has identity relative rotation).
+fn hinge_angle(
+    parent: &UnitQuaternion<f32>,
+    child: &UnitQuaternion<f32>,
+    axis: &Vector3<f32>,
+) -> f32 {
+    let q = parent.inverse() * child;
+    let a = 2.0 * axis.dot(&q.imag()).atan2(q.w);
+    // Wrap to (-pi, pi].
+    if a > std::f32::consts::PI {
+        a - 2.0 * std::f32::consts::PI
+    } else if a <= -std::f32::consts::PI {
+        a + 2.0 * std::f32::consts::PI
+    } else {
+        a
+    }
+}
+
+impl World {
+    /// Sets a joint's speed target (rad/s): clamped to ±max speed, NaN and
+    /// infinities ignored, held until the next command; wakes the robot.
+    pub fn set_joint_speed(&mut self, h: RobotHandle, joint: usize, rad_per_s: f32) {
+        if !rad_per_s.is_finite() {
+            return;
+        }
+        let Some(angle) = self.joint_angle_rad(h, joint) else {
+            return;
+        };
+        let ignore_outside = self.cfg.ignore_commands_outside_range;
+        let Some(r) = self.robots.get_mut(&h) else {
+            return;
+        };
+        let Some(j) = r.model.joints.get(joint) else {
+            return;
+        };
+        if ignore_outside {
+            let (lo, hi) = (j.min_deg.to_radians(), j.max_deg.to_radians());
+            if !(angle > lo && angle < hi) {
+                return;
+            }
+        }
+        let v = rad_per_s.clamp(-j.max_speed, j.max_speed);
+        // The motor itself is set at the start of the next step
+        // (`update_motors`).
+        r.targets[joint] = v;
+        for b in &r.bodies {
+            if let Some(rb) = self.bodies.get_mut(*b) {
+                rb.wake_up(true);
+            }
+        }
+    }
+
+    /// The current speed target of a joint (rad/s).
+    pub fn joint_target(&self, h: RobotHandle, joint: usize) -> f32 {
+        self.robots
+            .get(&h)
+            .and_then(|r| r.targets.get(joint).copied())
+            .unwrap_or(0.0)
+    }
+
+    /// Sets every motor for the coming rapier step: target velocity = the
+    /// command, target angle = the reference angle, which then advances by
+    /// command × step (see [`PhysicsConfig::motor_anchor_erp`]). The
+    /// position term therefore only corrects drift.
+    pub(super) fn update_motors(&mut self) {
+        let step_dt = self.params.dt;
+        let erp = self.cfg.motor_anchor_erp.clamp(0.0, 1.0);
+        let gain = self.cfg.motor_gain;
+        // erp_inv_dt = K / (dt K + D)  =>  D = K dt (1/erp - 1).
+        let (stiffness, damping) = if erp > 0.0 {
+            let k = 1.0e6;
+            (k, k * step_dt * (1.0 / erp - 1.0) + gain)
+        } else {
+            (0.0, gain)
+        };
+        let resync = self.cfg.motor_anchor_resync;
+        let handles: Vec<RobotHandle> = self.robots.keys().copied().collect();
+        for h in handles {
+            let n = self.robots.get(&h).map(|r| r.joints.len()).unwrap_or(0);
+            for j in 0..n {
+                let Some(actual) = self.joint_angle_rad(h, j) else {
+                    continue;
+                };
+                let Some(r) = self.robots.get_mut(&h) else {
+                    continue;
+                };
+                let v = r.targets[j];
+                let jd = &r.model.joints[j];
+                let (lo, hi) = (jd.min_deg.to_radians(), jd.max_deg.to_radians());
+                // A moving joint is a pure velocity motor (exactly the
+                // commanded travel per step). A joint commanded to 0 is a
+                // brake held at the angle where it stopped: the angle at
+                // the start of the first step without motion, so a joint
+                // keeps all the travel of its last moving step. The held
+                // angle follows the joint when the motor was overpowered,
+                // so it never springs back from far away.
+                let mut reference = r.refs[j];
+                if v != 0.0 || r.applied[j] != 0.0 || (actual - reference).abs() > resync {
+                    reference = actual.clamp(lo, hi);
+                }
+                r.applied[j] = v;
+                r.refs[j] = reference;
+                let (stiffness, damping) = if v == 0.0 {
+                    (stiffness, damping)
+                } else {
+                    (0.0, gain)
+                };
+                let data = match r.joints[j] {
+                    JointRef::Impulse(jh) => self
+                        .impulse_joints
+                        .get_mut(jh, false)
+                        .map(|ij| &mut ij.data),
+                    JointRef::Multibody(mh) => self
+                        .multibody_joints
+                        .get_mut(mh)
+                        .and_then(|(mb, link)| mb.link_mut(link))
+                        .map(|l| &mut l.joint.data),
+                };
+                if let Some(data) = data {
+                    data.set_motor(JointAxis::AngX, reference, v, stiffness, damping);
+                }
+            }
+        }
+    }
+
+    pub(super) fn joint_angle_rad(&self, h: RobotHandle, joint: usize) -> Option<f32> {
+        let r = self.robot(h)?;
+        let j = r.model.joints.get(joint)?;
+        let p = self.bodies.get(r.bodies[j.parent])?;
+        let c = self.bodies.get(r.bodies[j.child])?;
+        Some(hinge_angle(p.rotation(), c.rotation(), &j.axis))
+    }
+
+    /// Joint angle in degrees (child relative to parent about the axis,
+    /// right-hand rule; agent-protocol.md §2.7). 0 for an unknown joint.
+    pub fn joint_angle_deg(&self, h: RobotHandle, joint: usize) -> f32 {
+        self.joint_angle_rad(h, joint)
+            .map(f32::to_degrees)
+            .unwrap_or(0.0)
+    }
+}

@@ -1,0 +1,592 @@
+//! The HTTP side: the page's files and one WebSocket per viewer.
+//!
+//! Live: one encoder task follows the snapshot channel the monitor port
+//! follows, turns each snapshot into one binary message, and publishes it
+//! on a `watch` channel. Each viewer's task sends the newest message
+//! whenever its socket has room: a slow viewer skips messages (latest
+//! wins, one message in flight per viewer), a viewer whose send has been
+//! blocked for `stall_timeout` is closed, and none of it ever waits the
+//! simulation. Replay: each viewer has its own playback cursor over the
+//! frames decoded once at start.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use bytes::Bytes;
+use futures::stream::{SplitSink, SplitStream};
+use futures::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, watch, Semaphore};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, info, info_span, warn, Instrument};
+
+use super::assets;
+use super::commands::{self, PageCommand, TrainerAccess};
+use super::listener::LimitedListener;
+use super::replay::ReplayLog;
+use super::shapes::{FieldView, RobotShapes};
+use super::view::WorldView;
+use crate::monitor::server::SnapshotReceiver;
+use crate::monitor::MonitorRequest;
+use crate::rules::PlayMode;
+
+/// Monitor ids of page viewers start here, far above the monitor port's
+/// (1, 2, ... in accept order), so log lines tell them apart.
+pub const VIEWER_ID_BASE: u64 = 1 << 32;
+
+/// Limits of the web server. The defaults suit a public page on a LAN.
+#[derive(Debug, Clone)]
+pub struct WebConfig {
+    /// Viewers (WebSockets) at once; more get HTTP 503. Default 256.
+    pub max_viewers: usize,
+    /// Close a viewer whose socket has not taken a message for this long.
+    /// Default 30 s.
+    pub stall_timeout: Duration,
+    /// Messages a viewer may send per second (commands, controls); more
+    /// close it. Default 50.
+    pub max_messages_per_sec: u32,
+    /// Largest message a viewer may send, bytes. Default 4096.
+    pub max_message_bytes: usize,
+    /// Kernel send buffer per connection, bytes (0: the system's, which
+    /// grows to megabytes). Default 128 KiB: a few full-match frames.
+    pub send_buffer_bytes: usize,
+}
+
+impl Default for WebConfig {
+    fn default() -> Self {
+        WebConfig {
+            max_viewers: 256,
+            stall_timeout: Duration::from_secs(30),
+            max_messages_per_sec: 50,
+            max_message_bytes: 4096,
+            send_buffer_bytes: 128 * 1024,
+        }
+    }
+}
+
+/// Where a viewer's pictures come from.
+enum Source {
+    Live {
+        frames: watch::Receiver<Option<Bytes>>,
+        commands: mpsc::Sender<MonitorRequest>,
+        access: TrainerAccess,
+    },
+    Replay {
+        log: Arc<ReplayLog>,
+    },
+}
+
+struct App {
+    hello: String,
+    source: Source,
+    cfg: WebConfig,
+    viewers: Arc<Semaphore>,
+    next_id: AtomicU64,
+    cancel: CancellationToken,
+}
+
+/// The hello message: everything that does not change during a session.
+fn hello(mode: &str, field: &FieldView, shapes: &RobotShapes, extra: Value) -> String {
+    let modes: Vec<&str> = PlayMode::ALL.iter().map(|m| m.name()).collect();
+    let mut v = json!({
+        "type": "hello",
+        "version": super::view::VERSION,
+        "mode": mode,
+        "field": field.to_json(),
+        "playModes": modes,
+        "parts": shapes.to_json(),
+    });
+    if let (Some(obj), Value::Object(extra)) = (v.as_object_mut(), extra) {
+        obj.extend(extra);
+    }
+    v.to_string()
+}
+
+/// Serves the live page until `stop` turns true. `snapshots` is the
+/// monitor port's channel; trainer commands go to `commands` when
+/// `access` allows.
+#[allow(clippy::too_many_arguments)]
+pub async fn serve_live(
+    listener: TcpListener,
+    snapshots: SnapshotReceiver,
+    commands: mpsc::Sender<MonitorRequest>,
+    access: TrainerAccess,
+    field: FieldView,
+    shapes: Arc<RobotShapes>,
+    cfg: WebConfig,
+    mut stop: watch::Receiver<bool>,
+) {
+    let trainer = match &access {
+        TrainerAccess::Allowed => json!({"allowed": true, "reason": ""}),
+        TrainerAccess::Refused(why) => json!({"allowed": false, "reason": why}),
+    };
+    let hello = hello("live", &field, &shapes, json!({ "trainer": trainer }));
+    let (frames_tx, frames_rx) = watch::channel(None);
+    let cancel = CancellationToken::new();
+    let encoder = tokio::spawn(
+        encode_snapshots(snapshots, shapes, frames_tx, cancel.clone()).in_current_span(),
+    );
+    let app = App {
+        hello,
+        source: Source::Live {
+            frames: frames_rx,
+            commands,
+            access,
+        },
+        viewers: Arc::new(Semaphore::new(cfg.max_viewers.max(1))),
+        cfg,
+        next_id: AtomicU64::new(1),
+        cancel,
+    };
+    serve(listener, app, async move {
+        let _ = stop.wait_for(|s| *s).await;
+    })
+    .await;
+    let _ = encoder.await;
+}
+
+/// Serves the log player until `shutdown` completes.
+pub async fn serve_replay(
+    listener: TcpListener,
+    log: Arc<ReplayLog>,
+    shapes: &RobotShapes,
+    name: &str,
+    cfg: WebConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    let start = log.frames.first().map_or(0.0, |f| f.game_time);
+    let end = log.frames.last().map_or(0.0, |f| f.game_time);
+    let extra = json!({
+        "trainer": {"allowed": false, "reason": "a log is playing"},
+        "replay": {
+            "frames": log.frames.len(),
+            "period": log.period,
+            "start": start,
+            "end": end,
+            "file": name,
+        }
+    });
+    let app = App {
+        hello: hello("replay", &log.field, shapes, extra),
+        source: Source::Replay { log },
+        viewers: Arc::new(Semaphore::new(cfg.max_viewers.max(1))),
+        cfg,
+        next_id: AtomicU64::new(1),
+        cancel: CancellationToken::new(),
+    };
+    serve(listener, app, shutdown).await;
+}
+
+async fn serve(
+    listener: TcpListener,
+    app: App,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    let cancel = app.cancel.clone();
+    let max_connections = app.cfg.max_viewers + 64;
+    let send_buffer = app.cfg.send_buffer_bytes;
+    let app = Arc::new(app);
+    let router = Router::new()
+        .route("/", get(index))
+        .route("/ws", get(websocket))
+        .route("/{file}", get(asset))
+        .with_state(app);
+    let listener = LimitedListener::new(listener, max_connections, send_buffer);
+    let stopping = cancel.clone();
+    let result = axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            // Viewers end their loops; then the server stops.
+            stopping.cancel();
+        })
+        .await;
+    cancel.cancel();
+    if let Err(e) = result {
+        warn!(cause = %e, "web server stopped with an error");
+    }
+    info!("web server stopped");
+}
+
+fn file_response(file: &assets::Asset) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, file.content_type),
+            (header::CACHE_CONTROL, "no-cache"),
+            // Nothing but this server: no script, style or image from
+            // elsewhere, and the WebSocket back to where the page came from.
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'self'; connect-src 'self'; img-src 'self' data:",
+            ),
+        ],
+        file.body,
+    )
+        .into_response()
+}
+
+async fn index() -> Response {
+    match assets::get("index.html") {
+        Some(f) => file_response(f),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+async fn asset(axum::extract::Path(file): axum::extract::Path<String>) -> Response {
+    match assets::get(&file) {
+        Some(f) => file_response(f),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+async fn websocket(ws: WebSocketUpgrade, State(app): State<Arc<App>>) -> Response {
+    let Ok(permit) = app.viewers.clone().try_acquire_owned() else {
+        warn!(limit = app.cfg.max_viewers, "too many web viewers; refused");
+        return (StatusCode::SERVICE_UNAVAILABLE, "too many viewers").into_response();
+    };
+    let id = app.next_id.fetch_add(1, Ordering::Relaxed);
+    let span = info_span!("viewer", id);
+    ws.max_message_size(app.cfg.max_message_bytes)
+        .max_frame_size(app.cfg.max_message_bytes)
+        .on_upgrade(move |socket| {
+            async move {
+                info!("web viewer connected");
+                let (tx, rx) = socket.split();
+                let mut viewer = Viewer {
+                    id,
+                    tx,
+                    app: app.clone(),
+                    budget: Budget::new(app.cfg.max_messages_per_sec),
+                    refusals: 0,
+                };
+                let why = match &app.source {
+                    Source::Live { .. } => viewer.live(rx).await,
+                    Source::Replay { log } => viewer.replay(rx, log.clone()).await,
+                };
+                let _ = viewer.tx.close().await;
+                drop(permit);
+                info!(reason = why, "web viewer disconnected");
+            }
+            .instrument(span)
+        })
+}
+
+/// Follows the snapshot channel and publishes one encoded message per
+/// snapshot: encoding happens once, whatever the number of viewers.
+async fn encode_snapshots(
+    mut snapshots: SnapshotReceiver,
+    shapes: Arc<RobotShapes>,
+    frames: watch::Sender<Option<Bytes>>,
+    cancel: CancellationToken,
+) {
+    snapshots.mark_changed();
+    let mut buf = Vec::with_capacity(32 * 1024);
+    loop {
+        tokio::select! {
+            _ = cancel.cancelled() => return,
+            changed = snapshots.changed() => if changed.is_err() { return },
+        }
+        let Some(snap) = snapshots.borrow_and_update().clone() else {
+            continue;
+        };
+        buf.clear();
+        WorldView::from_snapshot(&snap, &shapes).encode(&mut buf);
+        frames.send_replace(Some(Bytes::copy_from_slice(&buf)));
+    }
+}
+
+/// Messages per second a viewer may send.
+struct Budget {
+    limit: u32,
+    window: Instant,
+    used: u32,
+}
+
+impl Budget {
+    fn new(limit: u32) -> Budget {
+        Budget {
+            limit: limit.max(1),
+            window: Instant::now(),
+            used: 0,
+        }
+    }
+
+    fn take(&mut self) -> bool {
+        let now = Instant::now();
+        if now.duration_since(self.window) >= Duration::from_secs(1) {
+            self.window = now;
+            self.used = 0;
+        }
+        self.used += 1;
+        self.used <= self.limit
+    }
+}
+
+struct Viewer {
+    id: u64,
+    tx: SplitSink<WebSocket, Message>,
+    app: Arc<App>,
+    budget: Budget,
+    refusals: u64,
+}
+
+/// What the reader got: a command, nothing to do, or the end.
+enum Inbound {
+    Command(PageCommand),
+    Nothing,
+    End(&'static str),
+}
+
+impl Viewer {
+    /// Sends one message; `Err` when the viewer is gone or stalled.
+    async fn send(&mut self, msg: Message) -> Result<(), &'static str> {
+        match tokio::time::timeout(self.app.cfg.stall_timeout, self.tx.send(msg)).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => {
+                debug!(cause = %e, "web viewer write failed");
+                Err("write failed")
+            }
+            Err(_) => {
+                warn!(
+                    seconds = self.app.cfg.stall_timeout.as_secs_f32(),
+                    "web viewer not reading; closed"
+                );
+                Err("not reading")
+            }
+        }
+    }
+
+    async fn send_json(&mut self, v: Value) -> Result<(), &'static str> {
+        self.send(Message::Text(v.to_string().into())).await
+    }
+
+    /// Decodes one received WebSocket message.
+    async fn inbound(&mut self, msg: Option<Result<Message, axum::Error>>) -> Inbound {
+        let text = match msg {
+            None => return Inbound::End("closed by viewer"),
+            Some(Err(e)) => {
+                warn!(cause = %e, "bad message from web viewer; closed");
+                return Inbound::End("bad message");
+            }
+            Some(Ok(Message::Close(_))) => return Inbound::End("closed by viewer"),
+            Some(Ok(Message::Text(t))) => t,
+            Some(Ok(Message::Binary(_))) => {
+                if !self.budget.take() {
+                    return self.flooding();
+                }
+                return Inbound::Nothing;
+            }
+            Some(Ok(_)) => return Inbound::Nothing,
+        };
+        if !self.budget.take() {
+            return self.flooding();
+        }
+        match commands::parse(text.as_str()) {
+            Ok(c) => Inbound::Command(c),
+            Err(why) => {
+                self.refusals += 1;
+                if self.refusals == 1 || self.refusals.is_multiple_of(100) {
+                    warn!(cause = %why, refusals = self.refusals, "web viewer message ignored");
+                }
+                if self
+                    .send_json(json!({"type": "ack", "ok": false, "reason": why}))
+                    .await
+                    .is_err()
+                {
+                    return Inbound::End("write failed");
+                }
+                Inbound::Nothing
+            }
+        }
+    }
+
+    fn flooding(&self) -> Inbound {
+        warn!(
+            limit = self.app.cfg.max_messages_per_sec,
+            "web viewer sends too many messages; closed"
+        );
+        Inbound::End("too many messages")
+    }
+
+    async fn live(&mut self, mut rx: SplitStream<WebSocket>) -> &'static str {
+        let app = self.app.clone();
+        let Source::Live {
+            frames,
+            commands,
+            access,
+        } = &app.source
+        else {
+            return "wrong source";
+        };
+        if let Err(why) = self.send(Message::Text(app.hello.clone().into())).await {
+            return why;
+        }
+        let mut frames = frames.clone();
+        frames.mark_changed();
+        loop {
+            tokio::select! {
+                _ = app.cancel.cancelled() => return "server stopping",
+                changed = frames.changed() => {
+                    if changed.is_err() {
+                        return "simulation stopped";
+                    }
+                    let Some(frame) = frames.borrow_and_update().clone() else { continue };
+                    if let Err(why) = self.send(Message::Binary(frame)).await {
+                        return why;
+                    }
+                }
+                msg = rx.next() => match self.inbound(msg).await {
+                    Inbound::End(why) => return why,
+                    Inbound::Nothing => {}
+                    Inbound::Command(PageCommand::Trainer(command)) => {
+                        let reply = match access {
+                            TrainerAccess::Refused(why) => {
+                                self.refusals += 1;
+                                if self.refusals == 1 || self.refusals.is_multiple_of(100) {
+                                    warn!(?command, reason = why, "web trainer command refused");
+                                }
+                                json!({"type": "ack", "ok": false, "reason": why})
+                            }
+                            TrainerAccess::Allowed => {
+                                info!(?command, "web trainer command");
+                                let request = MonitorRequest {
+                                    monitor: VIEWER_ID_BASE + self.id,
+                                    command,
+                                };
+                                match commands.try_send(request) {
+                                    Ok(()) => json!({"type": "ack", "ok": true}),
+                                    Err(mpsc::error::TrySendError::Full(_)) => json!({
+                                        "type": "ack", "ok": false,
+                                        "reason": "the simulation is busy; try again"
+                                    }),
+                                    Err(mpsc::error::TrySendError::Closed(_)) => {
+                                        return "simulation stopped";
+                                    }
+                                }
+                            }
+                        };
+                        if let Err(why) = self.send_json(reply).await {
+                            return why;
+                        }
+                    }
+                    Inbound::Command(_) => {
+                        let reply = json!({"type": "ack", "ok": false,
+                            "reason": "playback controls work only when a log is playing"});
+                        if let Err(why) = self.send_json(reply).await {
+                            return why;
+                        }
+                    }
+                },
+            }
+        }
+    }
+
+    async fn replay(
+        &mut self,
+        mut rx: SplitStream<WebSocket>,
+        log: Arc<ReplayLog>,
+    ) -> &'static str {
+        let app = self.app.clone();
+        if let Err(why) = self.send(Message::Text(app.hello.clone().into())).await {
+            return why;
+        }
+        let last = log.frames.len().saturating_sub(1);
+        let mut cursor = Cursor {
+            frame: 0,
+            playing: last > 0,
+            speed: 1.0,
+        };
+        let mut show = true;
+        let mut status = true;
+        let mut next_at = Instant::now();
+        loop {
+            if show {
+                if let Some(f) = log.frames.get(cursor.frame) {
+                    if let Err(why) = self.send(Message::Binary(f.bytes.clone())).await {
+                        return why;
+                    }
+                }
+                show = false;
+            }
+            if status {
+                let v = json!({"type": "status", "playing": cursor.playing,
+                    "speed": cursor.speed, "frame": cursor.frame});
+                if let Err(why) = self.send_json(v).await {
+                    return why;
+                }
+                status = false;
+            }
+            let step = Duration::from_secs_f32(log.period / cursor.speed);
+            tokio::select! {
+                _ = app.cancel.cancelled() => return "server stopping",
+                _ = tokio::time::sleep_until(next_at + step), if cursor.playing => {
+                    next_at += step;
+                    // After a long stall, do not race to catch up.
+                    let now = Instant::now();
+                    if next_at + step < now {
+                        next_at = now;
+                    }
+                    cursor.frame = (cursor.frame + 1).min(last);
+                    show = true;
+                    if cursor.frame == last {
+                        cursor.playing = false;
+                        status = true;
+                    }
+                }
+                msg = rx.next() => match self.inbound(msg).await {
+                    Inbound::End(why) => return why,
+                    Inbound::Nothing => {}
+                    Inbound::Command(c) => {
+                        let before = cursor.frame;
+                        match c {
+                            PageCommand::Play => {
+                                if cursor.frame == last {
+                                    cursor.frame = 0;
+                                }
+                                cursor.playing = last > 0;
+                                next_at = Instant::now();
+                            }
+                            PageCommand::Pause => cursor.playing = false,
+                            PageCommand::Step(d) => {
+                                cursor.playing = false;
+                                let f = i64::try_from(cursor.frame).unwrap_or(i64::MAX);
+                                let target = f.saturating_add(d).clamp(0, last as i64);
+                                cursor.frame = usize::try_from(target).unwrap_or(0);
+                            }
+                            PageCommand::Seek(f) => {
+                                cursor.frame = usize::try_from(f).unwrap_or(usize::MAX).min(last);
+                                next_at = Instant::now();
+                            }
+                            PageCommand::Speed(s) => cursor.speed = s,
+                            PageCommand::Trainer(_) => {
+                                let v = json!({"type": "ack", "ok": false,
+                                    "reason": "trainer commands need a live match"});
+                                if let Err(why) = self.send_json(v).await {
+                                    return why;
+                                }
+                            }
+                        }
+                        show |= cursor.frame != before || matches!(c, PageCommand::Seek(_));
+                        status = true;
+                    }
+                },
+            }
+        }
+    }
+}
+
+/// One viewer's place in a log.
+struct Cursor {
+    frame: usize,
+    playing: bool,
+    speed: f32,
+}

@@ -1,0 +1,235 @@
+//! Headless Chromium driven over the DevTools protocol: open a page, run
+//! JavaScript in it, take a screenshot. Debian's `chromium` package (CI
+//! installs it); without it the tests that need a browser fail with a
+//! message that says so, they never pass silently.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use futures::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// The browser binary: `$CHROMIUM`, else the first of the usual names on
+/// the PATH.
+pub fn chromium_binary() -> PathBuf {
+    if let Some(p) = std::env::var_os("CHROMIUM") {
+        return PathBuf::from(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser", "google-chrome"] {
+            let p = dir.join(name);
+            if p.is_file() {
+                return p;
+            }
+        }
+    }
+    panic!(
+        "Chromium not found: the web monitor's browser tests need it. Install Debian's \
+         package (`apt-get install -y chromium`; .ci/run does) or set CHROMIUM=/path/to/chromium"
+    );
+}
+
+/// One headless browser with one page.
+pub struct Chrome {
+    child: Child,
+    profile: PathBuf,
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    session: String,
+    next_id: u64,
+}
+
+impl Chrome {
+    /// Starts Chromium with a fresh profile and a `width` x `height` page.
+    pub async fn start(width: u32, height: u32) -> Chrome {
+        let binary = chromium_binary();
+        let profile = std::env::temp_dir().join(format!(
+            "rcss3d-chrome-{}-{:x}",
+            std::process::id(),
+            rand_suffix()
+        ));
+        let _ = std::fs::remove_dir_all(&profile);
+        std::fs::create_dir_all(&profile).expect("profile dir");
+        let child = Command::new(&binary)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--enable-unsafe-swiftshader",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-extensions",
+                "--hide-scrollbars",
+                "--mute-audio",
+                "--remote-debugging-port=0",
+                "--remote-debugging-address=127.0.0.1",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(format!("--window-size={width},{height}"))
+            .arg("about:blank")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        let url = browser_url(&profile).await;
+        let (ws, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .expect("DevTools connection");
+        let mut chrome = Chrome {
+            child,
+            profile,
+            ws,
+            session: String::new(),
+            next_id: 1,
+        };
+        let target = chrome
+            .call("Target.createTarget", json!({"url": "about:blank"}))
+            .await;
+        let target_id = target["targetId"].as_str().expect("targetId").to_owned();
+        let attached = chrome
+            .call(
+                "Target.attachToTarget",
+                json!({"targetId": target_id, "flatten": true}),
+            )
+            .await;
+        chrome.session = attached["sessionId"]
+            .as_str()
+            .expect("sessionId")
+            .to_owned();
+        chrome.call("Page.enable", json!({})).await;
+        chrome
+            .call(
+                "Emulation.setDeviceMetricsOverride",
+                json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
+            )
+            .await;
+        chrome
+    }
+
+    /// Sends one command (to the page once attached) and returns its result.
+    pub async fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut msg = json!({"id": id, "method": method, "params": params});
+        if !self.session.is_empty() {
+            msg["sessionId"] = json!(self.session);
+        }
+        self.ws
+            .send(Message::Text(msg.to_string().into()))
+            .await
+            .expect("DevTools send");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let next = tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .unwrap_or_else(|_| panic!("no answer to {method} within 60 s"));
+            let Some(Ok(Message::Text(text))) = next else {
+                match next {
+                    Some(Ok(_)) => continue,
+                    other => panic!("DevTools connection ended: {other:?}"),
+                }
+            };
+            let v: Value = serde_json::from_str(text.as_str()).expect("DevTools JSON");
+            if v["id"].as_u64() == Some(id) {
+                if let Some(err) = v.get("error") {
+                    panic!("{method} failed: {err}");
+                }
+                return v["result"].clone();
+            }
+        }
+    }
+
+    pub async fn navigate(&mut self, url: &str) {
+        self.call("Page.navigate", json!({"url": url})).await;
+    }
+
+    /// Evaluates a JavaScript expression in the page and returns its value.
+    pub async fn eval(&mut self, expr: &str) -> Value {
+        let r = self
+            .call(
+                "Runtime.evaluate",
+                json!({"expression": expr, "returnByValue": true, "awaitPromise": true}),
+            )
+            .await;
+        if let Some(ex) = r.get("exceptionDetails") {
+            panic!("`{expr}` threw: {ex}");
+        }
+        r["result"]["value"].clone()
+    }
+
+    /// `window.rcss3d.state()`, or null before the page script ran.
+    pub async fn state(&mut self) -> Value {
+        self.eval("window.rcss3d ? window.rcss3d.state() : null")
+            .await
+    }
+
+    /// Polls the page state until `cond` holds; panics with the last state.
+    pub async fn wait_state(&mut self, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let s = self.state().await;
+            if !s.is_null() && cond(&s) {
+                return s;
+            }
+            if Instant::now() > deadline {
+                panic!("the page never showed: {what}; last state: {s:#}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// A PNG screenshot of the page.
+    pub async fn screenshot(&mut self) -> Vec<u8> {
+        let r = self
+            .call("Page.captureScreenshot", json!({"format": "png"}))
+            .await;
+        base64::engine::general_purpose::STANDARD
+            .decode(r["data"].as_str().expect("screenshot data"))
+            .expect("base64 screenshot")
+    }
+}
+
+impl Drop for Chrome {
+    fn drop(&mut self) {
+        // Only the process this test started.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// A different number per call (a fresh profile directory per browser).
+fn rand_suffix() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u8(0);
+    h.finish()
+}
+
+/// The browser's DevTools WebSocket URL, from the `DevToolsActivePort` file
+/// Chromium writes into its profile.
+async fn browser_url(profile: &Path) -> String {
+    let file = profile.join("DevToolsActivePort");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&file) {
+            let mut lines = text.lines();
+            if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
+                return format!("ws://127.0.0.1:{port}{path}");
+            }
+        }
+        if Instant::now() > deadline {
+            panic!("Chromium did not open its DevTools port within 30 s");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -1,0 +1,192 @@
+//! The real server with the web monitor on loopback, agents that join and
+//! beam, and the truth the page is checked against: what a monitor on the
+//! monitor port sees (live) or what the log's lines give (replay).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use nalgebra::Vector3;
+use rcss3d::config::Config;
+use rcss3d::monitor::client::{MonitorClient, TrackedScene};
+use rcss3d::rules::Side;
+use rcss3d::sim::driver::RunSummary;
+use rcss3d::web::WebConfig;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::util::TestAgent;
+
+/// Tests of this binary take turns: sync-mode servers run flat out, and
+/// the timing test must not share the two cores with them.
+pub async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+    static LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    LOCK.lock().await
+}
+
+pub struct WebServer {
+    pub agent_addr: SocketAddr,
+    pub monitor_addr: SocketAddr,
+    pub web_addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<Result<RunSummary, rcss3d::net::server::ServerError>>>,
+}
+
+impl WebServer {
+    pub async fn start(cfg: Config, web: WebConfig) -> WebServer {
+        let bind = |_: ()| TcpListener::bind("127.0.0.1:0");
+        let agents = bind(()).await.expect("bind agents");
+        let monitors = bind(()).await.expect("bind monitors");
+        let pages = bind(()).await.expect("bind web");
+        let agent_addr = agents.local_addr().expect("addr");
+        let monitor_addr = monitors.local_addr().expect("addr");
+        let web_addr = pages.local_addr().expect("addr");
+        let ext = rcss3d::web::live_on(pages, &cfg, web).expect("web monitor");
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(rcss3d::net::server::run_with(
+            Arc::new(cfg),
+            agents,
+            monitors,
+            vec![ext],
+            async move {
+                let _ = rx.await;
+            },
+        ));
+        WebServer {
+            agent_addr,
+            monitor_addr,
+            web_addr,
+            stop: Some(tx),
+            task: Some(task),
+        }
+    }
+
+    pub fn url(&self, fragment: &str) -> String {
+        format!("http://{}/{fragment}", self.web_addr)
+    }
+
+    pub async fn agent(&self) -> TestAgent {
+        TestAgent::connect(self.agent_addr).await
+    }
+
+    pub async fn monitor(&self) -> MonitorClient {
+        MonitorClient::connect(self.monitor_addr)
+            .await
+            .expect("monitor connects")
+    }
+
+    pub async fn stop(mut self) -> RunSummary {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        let task = self.task.take().expect("running");
+        tokio::time::timeout(Duration::from_secs(30), task)
+            .await
+            .expect("server stops within 30 s")
+            .expect("server task")
+            .expect("server result")
+    }
+}
+
+impl Drop for WebServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Joins `team` with `unum` and `robot_type` and beams to (x, y).
+pub async fn join_and_beam(
+    server: &WebServer,
+    team: &str,
+    unum: u8,
+    robot_type: u8,
+    x: f32,
+    y: f32,
+) -> TestAgent {
+    let mut a = server.agent().await;
+    a.join(team, unum, robot_type).await;
+    a.send(&format!("(beam {x} {y} 0)(syn)")).await;
+    a
+}
+
+/// Reads monitor messages until none has come for `quiet`: the scene is
+/// then the one the simulation stands still at.
+pub async fn settle(mon: &mut MonitorClient, quiet: Duration) -> TrackedScene {
+    loop {
+        match tokio::time::timeout(quiet, mon.next_message()).await {
+            Err(_) => return mon.scene().clone(),
+            Ok(Ok(Some(_))) => {}
+            Ok(other) => panic!("monitor stream ended: {other:?}"),
+        }
+    }
+}
+
+/// What the page must show, taken from a monitor scene.
+#[derive(Debug, Clone)]
+pub struct Truth {
+    pub ball: Vector3<f32>,
+    /// (side, unum, torso centre).
+    pub robots: Vec<(Side, u32, Vector3<f32>)>,
+    pub play_mode: Option<String>,
+    pub score: (u32, u32),
+}
+
+impl Truth {
+    pub fn of(scene: &TrackedScene) -> Truth {
+        Truth {
+            ball: scene.ball_position().expect("ball in the scene"),
+            robots: scene
+                .robots()
+                .into_iter()
+                .map(|r| (r.side, r.unum, r.position))
+                .collect(),
+            play_mode: scene.game.play_mode().map(|m| m.name().to_owned()),
+            score: (scene.game.score_left, scene.game.score_right),
+        }
+    }
+}
+
+/// Every line of a log (plain or gzip), applied in order: the scene after
+/// line `k` for each k.
+pub fn log_scenes(path: &Path) -> Vec<TrackedScene> {
+    use std::io::Read;
+    let raw = std::fs::read(path).expect("log file");
+    let text = if raw.starts_with(&[0x1f, 0x8b]) {
+        let mut s = String::new();
+        flate2::read::MultiGzDecoder::new(&raw[..])
+            .read_to_string(&mut s)
+            .expect("gzip log");
+        s
+    } else {
+        String::from_utf8(raw).expect("text log")
+    };
+    let mut scene = TrackedScene::default();
+    text.lines()
+        .map(|line| {
+            scene.apply(line).expect("every log line applies");
+            scene.clone()
+        })
+        .collect()
+}
+
+/// A scratch directory for one test, removed on drop.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("rcss3d-web-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
