@@ -160,6 +160,7 @@ impl Connection {
             authenticated: false,
             steps,
             budget: self.cfg.commands_per_step,
+            refilled: Instant::now(),
             log: LogLimit::for_clients(),
         };
         let cancel = self.cancel.clone();
@@ -269,6 +270,8 @@ struct Reader {
     steps: SnapshotReceiver,
     /// Commands this connection may still have handled in this step.
     budget: usize,
+    /// When the budget was last filled.
+    refilled: Instant,
     /// Thins this connection's warnings.
     log: LogLimit,
 }
@@ -308,8 +311,8 @@ impl Reader {
     }
 
     /// Takes one command from this step's budget, first waiting for the
-    /// next monitor step when it is spent, or for [`BUDGET_REFILL`] while
-    /// the simulation does not step (a sync-mode server waiting for its
+    /// next monitor step when it is spent, or until [`BUDGET_REFILL`] after
+    /// the last refill while the simulation does not step (a sync-mode server waiting for its
     /// agents still takes commands, `(killsim)` among them). False when the
     /// connection or the simulation is going away.
     async fn spend(&mut self, cancel: &CancellationToken) -> bool {
@@ -318,6 +321,7 @@ impl Reader {
             return true;
         }
         if self.budget == 0 {
+            let refill = self.refilled + BUDGET_REFILL;
             tokio::select! {
                 _ = cancel.cancelled() => return false,
                 changed = self.steps.changed() => {
@@ -325,9 +329,10 @@ impl Reader {
                         return false;
                     }
                 }
-                _ = tokio::time::sleep(BUDGET_REFILL) => {}
+                _ = tokio::time::sleep_until(refill.into()) => {}
             }
             self.budget = limit;
+            self.refilled = Instant::now();
         }
         self.budget -= 1;
         true
