@@ -77,22 +77,35 @@ pub struct Config {
     /// within this many milliseconds (logged). Default `None` = wait
     /// forever, as the reference does.
     pub sync_timeout_ms: Option<u64>,
-    /// Sync mode only: for this many frames after an agent's first frame
-    /// the server waits for any message from it rather than for `(syn)`
-    /// (clients send `init` without `syn`). Default 5.
+    /// Sync mode only: during its first this many frames a new agent does
+    /// not hold up the cycle, whether it answers or not (the reference's
+    /// grace period, so clients can build their robot and join; counted
+    /// from the first frame sent). With `sync_wait_for_agents` set, each
+    /// of these frames waits for some message (not necessarily `(syn)`)
+    /// instead, which keeps scripted starts reproducible. Default 5.
     pub sync_grace_frames: u32,
     /// Sync mode only: do not run the first cycle until this many agents
     /// have sent `scene`, so a scripted match starts in the same cycle
-    /// every time however fast its agents connect. Default 0 (off).
+    /// every time however fast its agents connect; also makes new agents
+    /// answer every grace frame (see `sync_grace_frames`). Default 0 (off).
     pub sync_wait_for_agents: usize,
     /// Seed of the server's single RNG (vision noise, beam noise, referee).
     /// Default 0 = draw a random seed at start (printed and logged).
     pub seed: u64,
     /// Largest accepted inbound frame from an agent, bytes; bigger frames
-    /// close the connection. Default 1 MiB.
+    /// close the connection. Default 16 KiB: real agents send under 2 kB a
+    /// cycle (FCPCodebase about 500 bytes: 24 joints, `say`, `syn`), and
+    /// the limit bounds what one frame can cost the server (see also
+    /// [`crate::sexp::MAX_NODES`]).
     pub max_agent_frame: usize,
     /// Maximum simultaneous agent connections; more are refused. Default 64.
     pub max_agents: usize,
+    /// An agent connection that keeps the server waiting this many seconds
+    /// is closed (with a log line), so silent or half-open connections
+    /// cannot hold `max_agents` slots: one that has not joined a team
+    /// this long after it could (see [`crate::net::handshake`]), or that
+    /// has left a frame unfinished this long. 0 = never. Default 5.
+    pub agent_idle_timeout_secs: f32,
     /// Frames queued for one agent before further frames are dropped
     /// (whole frames, never partial). Default 64.
     pub agent_queue: usize,
@@ -128,8 +141,9 @@ impl Default for Config {
             sync_grace_frames: 5,
             sync_wait_for_agents: 0,
             seed: 0,
-            max_agent_frame: 1 << 20,
+            max_agent_frame: 16 << 10,
             max_agents: 64,
+            agent_idle_timeout_secs: 5.0,
             agent_queue: 64,
             max_agent_bytes_per_sec: 16 << 20,
             models_dir: PathBuf::from("models"),
@@ -190,6 +204,12 @@ impl Config {
                 self.max_agent_frame
             ));
         }
+        if !(self.agent_idle_timeout_secs >= 0.0 && self.agent_idle_timeout_secs.is_finite()) {
+            return bad(format!(
+                "agent_idle_timeout_secs must be >= 0, got {}",
+                self.agent_idle_timeout_secs
+            ));
+        }
         if self.agent_queue == 0 {
             return bad("agent_queue must be >= 1".into());
         }
@@ -197,6 +217,12 @@ impl Config {
             return bad(format!("rules: {e}"));
         }
         Ok(())
+    }
+
+    /// The agent idle timeout, `None` when disabled.
+    pub fn agent_idle_timeout(&self) -> Option<std::time::Duration> {
+        (self.agent_idle_timeout_secs > 0.0)
+            .then(|| std::time::Duration::from_secs_f32(self.agent_idle_timeout_secs))
     }
 
     /// Field dimensions for vision, taken from the referee's parameters so

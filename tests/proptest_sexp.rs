@@ -68,7 +68,8 @@ fn offset(e: &ParseError) -> usize {
         ParseError::UnbalancedClose { offset }
         | ParseError::Unterminated { offset }
         | ParseError::UnterminatedString { offset }
-        | ParseError::TooDeep { offset } => offset,
+        | ParseError::TooDeep { offset }
+        | ParseError::TooManyNodes { offset } => offset,
     }
 }
 

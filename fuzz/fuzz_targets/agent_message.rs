@@ -17,7 +17,8 @@ fuzz_target!(|data: &[u8]| {
             ParseError::UnbalancedClose { offset }
             | ParseError::Unterminated { offset }
             | ParseError::UnterminatedString { offset }
-            | ParseError::TooDeep { offset } => offset,
+            | ParseError::TooDeep { offset }
+            | ParseError::TooManyNodes { offset } => offset,
         };
         assert!(
             offset < data.len(),

@@ -6,7 +6,7 @@ use nalgebra::Vector3;
 use thiserror::Error;
 
 use super::sexp::{self, Node};
-use crate::rules::{PlayMode, Side};
+use crate::rules::{PlayMode, Side, MAX_GAME_TIME};
 
 /// A robot named by team and uniform number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +91,7 @@ pub enum MonitorCommand {
     Kill(Option<RobotRef>),
     /// `(repos)` (selected robot) or `(repos (unum N) (team T))`.
     Repos(Option<RobotRef>),
-    /// `(time T)` with T ≥ 0: set the game time.
+    /// `(time T)` with 0 ≤ T ≤ [`MAX_GAME_TIME`]: set the game time.
     Time(f32),
     /// `(score (left A) (right B))`.
     Score(u32, u32),
@@ -156,13 +156,18 @@ pub enum MonitorCommandError {
     },
 }
 
+/// Most atoms and lists read from one command frame; the rest of a larger
+/// frame is dropped with a syntax error. A trainer frame that moves all 22
+/// robots and the ball has about 330.
+pub const MAX_FRAME_NODES: usize = 1024;
+
 /// Decodes every command of one frame, in order. Unknown or malformed
 /// commands become errors in the list; the others are still decoded.
 pub fn parse_commands(payload: &[u8]) -> Vec<Result<MonitorCommand, MonitorCommandError>> {
     let Ok(text) = std::str::from_utf8(payload) else {
         return vec![Err(MonitorCommandError::NotText)];
     };
-    let (nodes, err) = sexp::parse_all(text);
+    let (nodes, err) = sexp::parse_limited(text, MAX_FRAME_NODES);
     let mut out = Vec::with_capacity(nodes.len() + 1);
     for node in &nodes {
         decode(node, &mut out);
@@ -334,8 +339,8 @@ fn time(node: &Node<'_>, args: &[Node<'_>]) -> Result<MonitorCommand, MonitorCom
         .and_then(Node::atom)
         .ok_or_else(|| missing("time", "time value", node))?;
     let t = real("time", "time value", word)?;
-    if t < 0.0 {
-        return Err(bad("time", "time value (must be >= 0)", word));
+    if !(0.0..=MAX_GAME_TIME).contains(&t) {
+        return Err(bad("time", "time value (must be in [0, 10000])", word));
     }
     Ok(MonitorCommand::Time(t))
 }

@@ -49,6 +49,14 @@ pub struct MonitorConfig {
     /// Most monitors connected at once; further connections are closed at
     /// once with a log line. Default **64**.
     pub max_monitors: usize,
+    /// Commands one monitor connection may have handled per monitor step
+    /// (every `monitor_step` cycles, when a monitor message goes out, and
+    /// at least every 40 ms while the simulation does not step); the
+    /// server reads no further from that connection until then, so a
+    /// flooding trainer slows down itself, not the simulation. A frame
+    /// counts as at least one command. Default **32** (a trainer placing
+    /// 22 robots and the ball in one go needs 24); 0 = no limit.
+    pub commands_per_step: usize,
     /// Refuse every state-changing command on the monitor port (with a log
     /// line); monitors can still watch and send `(reqfullstate)`. Default
     /// **false** (the reference accepts every command).
@@ -78,6 +86,7 @@ impl Default for MonitorConfig {
             stall_timeout_secs: 0.0,
             max_command_frame: 64 * 1024,
             max_monitors: 64,
+            commands_per_step: 32,
             read_only: false,
             trainer_secret: None,
             field: FieldParams::default(),
@@ -187,6 +196,7 @@ mod tests {
             stall_timeout_secs: 0.0,
             max_command_frame: 65536,
             max_monitors: 64,
+            commands_per_step: 32,
             read_only: false,
             trainer_secret: None,
         )"#;

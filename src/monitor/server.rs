@@ -9,13 +9,16 @@
 //! the deltas it eventually gets are still exact. Frames are written whole
 //! and in order; a length of zero is never sent. The reader decodes
 //! commands and forwards them to the simulation; `(reqfullstate)` and
-//! `(auth ...)` are handled here.
+//! `(auth ...)` are handled here. It handles at most `commands_per_step`
+//! commands per monitor step and then stops reading until the next step,
+//! so a flooding monitor cannot stall the simulation or grow the server's
+//! memory; its warnings go through a [`LogLimit`] per connection.
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use bytes::{BufMut, Bytes, BytesMut};
 use futures::StreamExt;
@@ -31,6 +34,8 @@ use tracing::{debug, info, info_span, warn, Instrument};
 use super::command::{parse_commands, MonitorCommand};
 use super::config::MonitorConfig;
 use super::frame::{ConsumerState, FrameBuilder};
+use crate::net::framing::is_disconnect;
+use crate::net::log_limit::LogLimit;
 use crate::sim::snapshot::WorldSnapshot;
 
 /// A command from one monitor connection, for the simulation to carry out
@@ -66,6 +71,8 @@ pub async fn serve(
     let cancel = CancellationToken::new();
     let mut tasks = JoinSet::new();
     let mut next_id = 0u64;
+    // Connection lines (accepted, refused, closed) of all monitors.
+    let conn_log = Arc::new(Mutex::new(LogLimit::for_clients()));
     tokio::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
@@ -78,14 +85,18 @@ pub async fn serve(
             Ok(a) => a,
             Err(err) => {
                 // Typically out of file descriptors: back off, keep serving.
-                warn!(cause = %err, "monitor accept failed");
+                if let Some(skipped) = admit(&conn_log) {
+                    warn!(cause = %err, skipped, "monitor accept failed");
+                }
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
             }
         };
         next_id += 1;
         if tasks.len() >= cfg.max_monitors {
-            warn!(%peer, limit = cfg.max_monitors, "too many monitors; connection closed");
+            if let Some(skipped) = admit(&conn_log) {
+                warn!(%peer, limit = cfg.max_monitors, skipped, "too many monitors; connection closed");
+            }
             drop(stream);
             continue;
         }
@@ -97,6 +108,7 @@ pub async fn serve(
             cfg: cfg.clone(),
             builder: builder.clone(),
             cancel: cancel.child_token(),
+            conn_log: conn_log.clone(),
         };
         let span = info_span!("monitor", id = next_id, %peer);
         tasks.spawn(conn.run(stream).instrument(span));
@@ -114,23 +126,42 @@ struct Connection {
     cfg: Arc<MonitorConfig>,
     builder: Arc<FrameBuilder>,
     cancel: CancellationToken,
+    conn_log: SharedLogLimit,
+}
+
+/// One [`LogLimit`] shared by several connections.
+type SharedLogLimit = Arc<Mutex<LogLimit>>;
+
+/// Whether a line may be written now, and how many were left out before it.
+fn admit(limit: &SharedLogLimit) -> Option<u64> {
+    let mut l = limit.lock().unwrap_or_else(|e| e.into_inner());
+    l.admit(Instant::now())
 }
 
 impl Connection {
     async fn run(self, stream: TcpStream) {
-        info!("monitor connected");
+        if let Some(skipped) = admit(&self.conn_log) {
+            info!(skipped, "monitor connected");
+        }
         let _ = stream.set_nodelay(true);
         let (rd, wr) = stream.into_split();
         let full_requested = Arc::new(AtomicBool::new(false));
         let (queue_tx, queue_rx) = mpsc::channel::<Bytes>(self.cfg.queue_frames.max(1));
         let socket =
             tokio::spawn(write_socket(wr, queue_rx, self.cancel.clone()).in_current_span());
+        // The current snapshot starts this connection's first step.
+        let mut steps = self.snapshots.clone();
+        steps.borrow_and_update();
         let reader = Reader {
             id: self.id,
             commands: self.commands.clone(),
             cfg: self.cfg.clone(),
             full_requested: full_requested.clone(),
             authenticated: false,
+            steps,
+            budget: self.cfg.commands_per_step,
+            refilled: Instant::now(),
+            log: LogLimit::for_clients(),
         };
         let cancel = self.cancel.clone();
         tokio::select! {
@@ -140,7 +171,9 @@ impl Connection {
         }
         self.cancel.cancel();
         let _ = socket.await;
-        info!(peer = %self.peer, "monitor disconnected");
+        if let Some(skipped) = admit(&self.conn_log) {
+            info!(peer = %self.peer, skipped, "monitor disconnected");
+        }
     }
 
     /// Builds one message per snapshot this connection has room for.
@@ -223,12 +256,24 @@ async fn write_socket(
     let _ = wr.shutdown().await;
 }
 
+/// The longest a monitor over its command budget waits for a new one:
+/// one monitor step at the default 50 Hz and `monitor_step` 2.
+const BUDGET_REFILL: Duration = Duration::from_millis(40);
+
 struct Reader {
     id: u64,
     commands: mpsc::Sender<MonitorRequest>,
     cfg: Arc<MonitorConfig>,
     full_requested: Arc<AtomicBool>,
     authenticated: bool,
+    /// Monitor steps: a new snapshot means a new step's command budget.
+    steps: SnapshotReceiver,
+    /// Commands this connection may still have handled in this step.
+    budget: usize,
+    /// When the budget was last filled.
+    refilled: Instant,
+    /// Thins this connection's warnings.
+    log: LogLimit,
 }
 
 impl Reader {
@@ -246,12 +291,18 @@ impl Reader {
             };
             match next {
                 None => return,
+                Some(Err(err)) if is_disconnect(&err) => {
+                    debug!(cause = %err, "monitor closed the connection");
+                    return;
+                }
                 Some(Err(err)) => {
-                    warn!(cause = %err, "bad frame from monitor; connection closed");
+                    if let Some(skipped) = self.log.admit(Instant::now()) {
+                        warn!(cause = %err, skipped, "bad frame from monitor; connection closed");
+                    }
                     return;
                 }
                 Some(Ok(payload)) => {
-                    if !self.handle_frame(&payload).await {
+                    if !self.handle_frame(&payload, &cancel).await {
                         return;
                     }
                 }
@@ -259,13 +310,50 @@ impl Reader {
         }
     }
 
+    /// Takes one command from this step's budget, first waiting for the
+    /// next monitor step when it is spent, or until [`BUDGET_REFILL`] after
+    /// the last refill while the simulation does not step (a sync-mode server waiting for its
+    /// agents still takes commands, `(killsim)` among them). False when the
+    /// connection or the simulation is going away.
+    async fn spend(&mut self, cancel: &CancellationToken) -> bool {
+        let limit = self.cfg.commands_per_step;
+        if limit == 0 {
+            return true;
+        }
+        if self.budget == 0 {
+            let refill = self.refilled + BUDGET_REFILL;
+            tokio::select! {
+                _ = cancel.cancelled() => return false,
+                changed = self.steps.changed() => {
+                    if changed.is_err() {
+                        return false;
+                    }
+                }
+                _ = tokio::time::sleep_until(refill.into()) => {}
+            }
+            self.budget = limit;
+            self.refilled = Instant::now();
+        }
+        self.budget -= 1;
+        true
+    }
+
     /// Returns false when the simulation no longer takes commands.
-    async fn handle_frame(&mut self, payload: &[u8]) -> bool {
-        for parsed in parse_commands(payload) {
+    async fn handle_frame(&mut self, payload: &[u8], cancel: &CancellationToken) -> bool {
+        let commands = parse_commands(payload);
+        if commands.is_empty() && !self.spend(cancel).await {
+            return false;
+        }
+        for parsed in commands {
+            if !self.spend(cancel).await {
+                return false;
+            }
             let command = match parsed {
                 Ok(c) => c,
                 Err(err) => {
-                    warn!(cause = %err, "monitor command ignored");
+                    if let Some(skipped) = self.log.admit(Instant::now()) {
+                        warn!(cause = %err, skipped, "monitor command ignored");
+                    }
                     continue;
                 }
             };
@@ -283,11 +371,18 @@ impl Reader {
                 _ => {}
             }
             if self.cfg.read_only {
-                warn!(?command, "read-only monitor port: command refused");
+                if let Some(skipped) = self.log.admit(Instant::now()) {
+                    warn!(?command, skipped, "read-only monitor port: command refused");
+                }
                 continue;
             }
             if self.cfg.trainer_secret.is_some() && !self.authenticated {
-                warn!(?command, "trainer command without `(auth SECRET)`: refused");
+                if let Some(skipped) = self.log.admit(Instant::now()) {
+                    warn!(
+                        ?command,
+                        skipped, "trainer command without `(auth SECRET)`: refused"
+                    );
+                }
                 continue;
             }
             let request = MonitorRequest {
@@ -311,7 +406,9 @@ impl Reader {
             }
             Some(_) => {
                 self.authenticated = false;
-                warn!("wrong trainer secret: refused");
+                if let Some(skipped) = self.log.admit(Instant::now()) {
+                    warn!(skipped, "wrong trainer secret: refused");
+                }
             }
         }
     }

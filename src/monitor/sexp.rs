@@ -50,6 +50,9 @@ pub enum SexpError {
     /// Nesting deeper than the reader accepts.
     #[error("nesting deeper than {0} levels")]
     TooDeep(usize),
+    /// More elements than the caller accepts from one text.
+    #[error("more than {0} elements")]
+    TooManyNodes(usize),
 }
 
 /// Deepest nesting accepted; monitor messages use about 8 levels.
@@ -59,11 +62,25 @@ pub const MAX_DEPTH: usize = 256;
 /// words between expressions) are kept as [`Node::Atom`]. On a syntax
 /// error the expressions completed before it are returned with the error.
 pub fn parse_all(text: &str) -> (Vec<Node<'_>>, Option<SexpError>) {
+    parse_limited(text, usize::MAX)
+}
+
+/// Like [`parse_all`], but stops with [`SexpError::TooManyNodes`] once
+/// `max_nodes` atoms and lists have been read, so the work and memory one
+/// untrusted text can cause are bounded.
+pub fn parse_limited(text: &str, max_nodes: usize) -> (Vec<Node<'_>>, Option<SexpError>) {
     let mut stack: Vec<Vec<Node<'_>>> = vec![Vec::new()];
     let bytes = text.as_bytes();
     let mut i = 0;
+    let mut nodes = 0usize;
     while i < bytes.len() {
         let b = bytes[i];
+        if b != b')' && !is_space(b) {
+            nodes += 1;
+            if nodes > max_nodes {
+                return (take_top(stack), Some(SexpError::TooManyNodes(max_nodes)));
+            }
+        }
         match b {
             b'(' => {
                 if stack.len() > MAX_DEPTH {
@@ -134,5 +151,14 @@ mod tests {
         let deep = "(".repeat(100_000);
         let (_, err) = parse_all(&deep);
         assert_eq!(err, Some(SexpError::TooDeep(MAX_DEPTH)));
+    }
+
+    #[test]
+    fn node_limit_keeps_the_expressions_before_it() {
+        let (nodes, err) = parse_limited("(a 1)(b 2)(c 3)", 6);
+        assert_eq!(nodes.len(), 2);
+        assert_eq!(err, Some(SexpError::TooManyNodes(6)));
+        let (nodes, err) = parse_limited("(a 1)(b 2)", 6);
+        assert_eq!((nodes.len(), err), (2, None));
     }
 }

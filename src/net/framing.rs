@@ -16,6 +16,16 @@ pub fn codec(max_frame: usize) -> LengthDelimitedCodec {
         .new_codec()
 }
 
+/// Whether an I/O error only means that the peer went away (reset,
+/// aborted, closed mid-frame): an ordinary disconnect, not bad input.
+pub fn is_disconnect(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        e.kind(),
+        ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof | NotConnected
+    )
+}
+
 /// Prefix + payload in one buffer, ready for a single write. The server
 /// never sends an empty payload (RoboNewbie and RoboViz treat it as an
 /// error), so an empty input yields `None`.
@@ -67,6 +77,15 @@ mod tests {
     fn huge_length_is_an_error() {
         let mut c = codec(1024);
         let mut buf = BytesMut::from(&[0x80u8, 0, 0, 0, b'('][..]);
-        assert!(c.decode(&mut buf).is_err());
+        let err = c.decode(&mut buf).expect_err("over the limit");
+        assert!(!is_disconnect(&err), "a bad frame is not a disconnect");
+    }
+
+    #[test]
+    fn a_reset_is_a_disconnect() {
+        use std::io::{Error, ErrorKind};
+        assert!(is_disconnect(&Error::from(ErrorKind::ConnectionReset)));
+        assert!(is_disconnect(&Error::from(ErrorKind::BrokenPipe)));
+        assert!(!is_disconnect(&Error::from(ErrorKind::InvalidData)));
     }
 }

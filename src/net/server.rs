@@ -5,40 +5,76 @@
 //! commands to the simulation thread; in the same task it writes the
 //! perception frames the simulation hands it, one whole frame per write.
 //! A bad frame or a vanished client ends only that connection.
+//!
+//! What one connection can make the server hold is bounded: its read
+//! buffer (one frame of at most `max_agent_frame` bytes), the parse of one
+//! frame (at most [`MAX_NODES`] elements), at most
+//! [`MAX_PENDING_MESSAGES`] decoded messages waiting for the simulation,
+//! and `agent_queue` outgoing frames; and it hands the simulation at most
+//! [`MAX_COMMANDS_PER_CYCLE`] commands a cycle. A connection that keeps the server
+//! waiting (no team joined, a frame left unfinished) is closed after
+//! `agent_idle_timeout_secs`. Lines about connections that never joined a
+//! team share one [`LogLimit`], so a connection flood cannot flood the log.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::StreamExt;
 use tokio::io::AsyncWriteExt;
+use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio_util::codec::FramedRead;
 use tracing::{debug, info, warn, Instrument};
 
-use crate::command::decode_all;
+use crate::command::{decode_all, Command};
 use crate::config::Config;
+use crate::net::framing::is_disconnect;
+use crate::net::handshake::JoinDeadline;
+use crate::net::log_limit::LogLimit;
 use crate::net::rate::ByteBudget;
-use crate::sexp::parse;
-use crate::sim::driver::{ConnId, Input, InputSender};
+use crate::sexp::{parse, ParseError, MAX_NODES};
+use crate::sim::driver::{AgentStatus, ConnId, Input, InputSender};
 
 /// Messages a connection may have queued to the simulation before it stops
 /// reading from its socket (TCP back-pressure then slows the client). Real
-/// agents have at most a handful in flight.
-const MAX_PENDING_MESSAGES: usize = 256;
+/// agents have one or two in flight (`scene` then `init`; one a cycle).
+pub const MAX_PENDING_MESSAGES: usize = 8;
+
+/// Commands one connection may send the simulation per cycle (a message
+/// counts as at least one); then it stops reading until the next cycle.
+/// A real agent sends about 26 (24 joints, `say`, `syn`), also when it
+/// sends each in a message of its own; this bounds the work a flood of
+/// small messages can cause the simulation each cycle. (In sync mode an
+/// agent that sends more before its `(syn)` holds up the cycle.)
+pub const MAX_COMMANDS_PER_CYCLE: usize = 256;
+
+/// Log lines about connections that have not joined a team (accepted,
+/// refused, closed), shared by all of them.
+type SharedLogLimit = Arc<Mutex<LogLimit>>;
+
+/// Whether a line about an anonymous connection may be written now, and
+/// how many were left out before it.
+fn admit(limit: &SharedLogLimit) -> Option<u64> {
+    let mut l = limit.lock().unwrap_or_else(|e| e.into_inner());
+    l.admit(Instant::now())
+}
 
 /// Accepts agent connections until `shutdown` turns true.
+/// `cycle` is the simulation's cycle counter (for the per-cycle budget).
 pub async fn accept_agents(
     listener: TcpListener,
     inputs: InputSender,
     cfg: Arc<Config>,
+    cycle: Arc<AtomicU64>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let next_id = AtomicU64::new(1);
     let active = Arc::new(AtomicUsize::new(0));
+    let anonymous_log: SharedLogLimit = Arc::new(Mutex::new(LogLimit::for_clients()));
     loop {
         let accepted = tokio::select! {
             r = listener.accept() => r,
@@ -47,15 +83,19 @@ pub async fn accept_agents(
         let (stream, peer) = match accepted {
             Ok(x) => x,
             Err(e) => {
-                warn!(cause = %e, "agent accept failed");
+                if let Some(skipped) = admit(&anonymous_log) {
+                    warn!(cause = %e, skipped, "agent accept failed");
+                }
                 // Out of file descriptors and similar: do not spin.
-                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             }
         };
         let conn = next_id.fetch_add(1, Ordering::Relaxed);
         if active.load(Ordering::Relaxed) >= cfg.max_agents {
-            warn!(conn, %peer, max = cfg.max_agents, "too many agent connections; refusing");
+            if let Some(skipped) = admit(&anonymous_log) {
+                warn!(conn, %peer, max = cfg.max_agents, skipped, "too many agent connections; refusing");
+            }
             drop(stream);
             continue;
         }
@@ -67,6 +107,9 @@ pub async fn accept_agents(
             inputs: inputs.clone(),
             cfg: cfg.clone(),
             shutdown: shutdown.clone(),
+            anonymous_log: anonymous_log.clone(),
+            joined: false,
+            cycle: cycle.clone(),
         };
         let active = active.clone();
         tokio::spawn(
@@ -85,32 +128,61 @@ struct Handler {
     inputs: InputSender,
     cfg: Arc<Config>,
     shutdown: watch::Receiver<bool>,
+    anonymous_log: SharedLogLimit,
+    /// The agent is in a team: its lines are always written.
+    joined: bool,
+    /// The simulation's cycle counter.
+    cycle: Arc<AtomicU64>,
 }
 
 impl Handler {
+    /// `Some(skipped)` when a line may be written: always for an agent in
+    /// a team, through the shared limit for the others.
+    fn may_log(&self) -> Option<u64> {
+        if self.joined {
+            Some(0)
+        } else {
+            admit(&self.anonymous_log)
+        }
+    }
+
     async fn run(mut self, stream: TcpStream) {
         if let Err(e) = stream.set_nodelay(true) {
             debug!(cause = %e, "could not set TCP_NODELAY");
         }
-        let (read_half, mut write_half) = stream.into_split();
+        let (read_half, write_half) = stream.into_split();
         let mut frames = FramedRead::new(
             read_half,
             crate::net::framing::codec(self.cfg.max_agent_frame),
         );
-        let (out_tx, mut out_rx) = mpsc::channel::<Bytes>(self.cfg.agent_queue);
+        let (out_tx, out_rx) = mpsc::channel::<Bytes>(self.cfg.agent_queue);
+        // Frames are written by a task of their own, so a client that does
+        // not read never blocks this loop (its deadlines, its reading).
+        let (written_tx, mut written_rx) = watch::channel(0u64);
+        let mut writer =
+            tokio::spawn(write_frames(write_half, out_rx, written_tx).in_current_span());
         let pending = Arc::new(AtomicUsize::new(0));
-        let (label_tx, mut label_rx) = watch::channel(String::new());
+        let (status_tx, mut status_rx) = watch::channel(AgentStatus::Connecting);
         let rate = self.cfg.max_agent_bytes_per_sec;
         let burst = rate.max(self.cfg.max_agent_frame as u64 + 4);
         let mut budget = (rate > 0).then(|| ByteBudget::new(rate, burst, Instant::now()));
-        info!("agent connected");
+        let idle = self.cfg.agent_idle_timeout();
+        let mut join = JoinDeadline::new(idle, self.cfg.step, Instant::now());
+        // Since when a started frame has been waiting for its remaining bytes.
+        let mut partial_since: Option<Instant> = None;
+        // Commands handed to the simulation in cycle `budget_cycle`.
+        let mut budget_cycle = u64::MAX;
+        let mut spent = 0usize;
+        if let Some(skipped) = self.may_log() {
+            info!(skipped, "agent connected");
+        }
         if self
             .inputs
             .send(Input::Connected {
                 conn: self.conn,
                 peer: self.peer,
                 out: out_tx,
-                label: label_tx,
+                status: status_tx,
                 pending: pending.clone(),
             })
             .is_err()
@@ -118,26 +190,55 @@ impl Handler {
             return;
         }
         let reason: String = loop {
-            if label_rx.has_changed().unwrap_or(false) {
-                let label = label_rx.borrow_and_update().clone();
-                if let Some((team, unum)) = label.split_once(' ') {
-                    tracing::Span::current().record("team", team);
+            if status_rx.has_changed().unwrap_or(false) {
+                let status = status_rx.borrow_and_update().clone();
+                if let AgentStatus::Joined { team, unum } = &status {
+                    tracing::Span::current().record("team", team.as_str());
                     tracing::Span::current().record("unum", unum);
+                    self.joined = true;
                 }
+                join.status(&status, Instant::now());
             }
-            // Back-pressure: stop reading while the simulation is behind.
-            let may_read = pending.load(Ordering::Acquire) < MAX_PENDING_MESSAGES;
+            // Back-pressure: stop reading while the simulation is behind,
+            // or when this cycle's budget is spent.
+            let cycle = self.cycle.load(Ordering::Acquire);
+            if cycle != budget_cycle {
+                budget_cycle = cycle;
+                spent = 0;
+            }
+            let may_read = pending.load(Ordering::Acquire) < MAX_PENDING_MESSAGES
+                && spent < MAX_COMMANDS_PER_CYCLE;
+            let now = Instant::now();
+            if may_read && !frames.read_buffer().is_empty() {
+                partial_since.get_or_insert(now);
+            } else {
+                partial_since = None;
+            }
+            let unfinished = partial_since.zip(idle).map(|(t, d)| t + d);
+            // Re-check now and then: bytes of a started frame may arrive
+            // while nothing else wakes this task.
+            let recheck = idle.map(|d| now + d / 2);
+            let wake = [join.deadline(), unfinished, recheck]
+                .into_iter()
+                .flatten()
+                .min();
             tokio::select! {
                 frame = frames.next(), if may_read => match frame {
                     None => break "closed by peer".into(),
+                    Some(Err(e)) if is_disconnect(&e) => break format!("closed by peer ({e})"),
                     Some(Err(e)) => {
-                        warn!(cause = %e, "bad frame from agent; closing connection");
+                        if let Some(skipped) = self.may_log() {
+                            warn!(cause = %e, skipped, "bad frame from agent; closing connection");
+                        }
                         break format!("bad frame: {e}");
                     }
                     Some(Ok(payload)) => {
+                        partial_since = None;
                         if let Some(b) = budget.as_mut() {
                             if !b.take(payload.len() + 4, Instant::now()) {
-                                warn!(limit = rate, "agent over its inbound byte rate; closing connection");
+                                if let Some(skipped) = self.may_log() {
+                                    warn!(limit = rate, skipped, "agent over its inbound byte rate; closing connection");
+                                }
                                 break format!("over the inbound rate of {rate} bytes/s");
                             }
                         }
@@ -145,32 +246,77 @@ impl Handler {
                             continue;
                         }
                         let parsed = parse(&payload);
+                        if let Some(ParseError::TooManyNodes { .. }) = parsed.error {
+                            if let Some(skipped) = self.may_log() {
+                                warn!(bytes = payload.len(), max = MAX_NODES, skipped, "message with too many elements from agent; closing connection");
+                            }
+                            break format!("more than {MAX_NODES} elements in one message");
+                        }
                         let commands = decode_all(&parsed);
+                        spent += commands.len().max(1);
+                        let has = |f: fn(&Command) -> bool| commands.iter().flatten().any(f);
+                        join.message(
+                            has(|c| matches!(c, Command::Scene(_))),
+                            has(|c| matches!(c, Command::Init(_))),
+                        );
                         pending.fetch_add(1, Ordering::AcqRel);
                         if self.inputs.send(Input::Message { conn: self.conn, commands, parse_error: parsed.error }).is_err() {
                             break "server stopping".into();
                         }
                     }
                 },
-                _ = tokio::time::sleep(std::time::Duration::from_millis(2)), if !may_read => {}
-                out = out_rx.recv() => match out {
-                    Some(frame) => {
-                        if let Err(e) = write_half.write_all(&frame).await {
-                            break format!("write failed: {e}");
-                        }
-                    }
-                    None => break "closed by server".into(),
+                _ = tokio::time::sleep(Duration::from_millis(2)), if !may_read => {}
+                written = written_rx.changed() => match written {
+                    Ok(()) => join.frame_sent(Instant::now()),
+                    Err(_) => break (&mut writer).await.unwrap_or_else(|e| format!("writer failed: {e}")),
                 },
+                _ = tokio::time::sleep_until(wake.unwrap_or(now).into()), if wake.is_some() => {
+                    let now = Instant::now();
+                    let secs = idle.map(|d| d.as_secs_f32()).unwrap_or(0.0);
+                    if join.deadline().is_some_and(|d| d <= now) {
+                        let awaited = join.awaited();
+                        if let Some(skipped) = self.may_log() {
+                            warn!(seconds = secs, skipped, "agent kept the server waiting for {awaited}; closing connection");
+                        }
+                        break format!("no {awaited} within {secs} s");
+                    }
+                    if unfinished.is_some_and(|d| d <= now) && !frames.read_buffer().is_empty() {
+                        if let Some(skipped) = self.may_log() {
+                            warn!(seconds = secs, buffered = frames.read_buffer().len(), skipped, "agent left a frame unfinished; closing connection");
+                        }
+                        break format!("frame unfinished for {secs} s");
+                    }
+                }
                 _ = self.shutdown.changed() => break "server shutdown".into(),
             }
         };
-        info!(%reason, "agent disconnected");
-        let _ = write_half.shutdown().await;
+        if let Some(skipped) = self.may_log() {
+            info!(%reason, skipped, "agent disconnected");
+        }
+        // Dropping the write half (with the task) closes the socket.
+        writer.abort();
         let _ = self.inputs.send(Input::Gone {
             conn: self.conn,
             reason,
         });
     }
+}
+
+/// Writes the frames the simulation hands a connection, one whole frame
+/// per write, counting them in `written`. Returns why it stopped.
+async fn write_frames(
+    mut socket: OwnedWriteHalf,
+    mut frames: mpsc::Receiver<Bytes>,
+    written: watch::Sender<u64>,
+) -> String {
+    while let Some(frame) = frames.recv().await {
+        if let Err(e) = socket.write_all(&frame).await {
+            return format!("write failed: {e}");
+        }
+        written.send_modify(|n| *n += 1);
+    }
+    let _ = socket.shutdown().await;
+    "closed by server".into()
 }
 
 /// Why the server could not start.
@@ -248,7 +394,9 @@ pub async fn run_with(
     let (snap_tx, snap_rx) = watch::channel(None);
     let (input_tx, input_rx) = std::sync::mpsc::channel();
     let (stop_tx, stop_rx) = watch::channel(false);
+    let cycle = Arc::new(AtomicU64::new(0));
     let outputs = Outputs {
+        cycle: cycle.clone(),
         snapshots: snap_tx,
         log,
         monitor_step: u64::from(cfg.monitor.monitor_step.max(1)),
@@ -300,6 +448,7 @@ pub async fn run_with(
         agents,
         input_tx.clone(),
         cfg.clone(),
+        cycle,
         stop_rx,
     ));
 

@@ -20,4 +20,4 @@ pub use config::{RulesConfig, RulesError};
 pub use facts::{Decision, RobotContact, RobotFacts, RobotId, WorldFacts};
 pub use fouls::{FoulKind, FoulRecord};
 pub use geometry::Rect;
-pub use referee::{kick_off_mode, Referee, Touch};
+pub use referee::{kick_off_mode, Referee, Touch, MAX_GAME_TIME};

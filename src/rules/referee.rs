@@ -39,6 +39,12 @@ use super::geometry::clamp;
 use super::placement::{team_index, Cycle};
 use super::playmode::{PlayMode, Side};
 
+/// Largest game time a trainer may set with `(time T)`, seconds: far
+/// beyond any match (two halves of 300 s), and small enough that the f32
+/// clock still resolves a millisecond, so it keeps advancing in 0.02 s
+/// steps. The reference accepts any value; `(time 1e30)` froze its clock.
+pub const MAX_GAME_TIME: f32 = 10_000.0;
+
 /// Touches by the kicker within this long of the kick belong to the kick (§5.3).
 const KICK_DURATION: f32 = 0.1;
 /// Margin after the set-piece pause before a touch counts (§5.2).
@@ -240,7 +246,7 @@ impl Referee {
     pub fn kick_off(&mut self, side: Option<Side>, rng: &mut impl Rng) {
         let team = match side {
             Some(team) => {
-                tracing::info!(
+                tracing::debug!(
                     team = team.monitor_name(),
                     "explicit kick-off; the next half's kick-off team is not changed"
                 );
@@ -289,13 +295,18 @@ impl Referee {
     }
 
     /// `(time T)`: sets the game time. Negative or non-finite values are
-    /// ignored (logged), as in the reference. The times the referee keeps
+    /// ignored (logged), as in the reference, and so are values above
+    /// [`MAX_GAME_TIME`] (deviation). The times the referee keeps
     /// (last touch, last kick, last mode change) move with the clock, so a
     /// clock set back (RoboViz sends `(time 0)`) does not make an old touch
     /// look like a new one.
     pub fn set_game_time(&mut self, t: f32) {
-        if !t.is_finite() || t < 0.0 {
-            tracing::warn!(t, "ignoring a negative or non-finite game time");
+        if !(0.0..=MAX_GAME_TIME).contains(&t) {
+            tracing::warn!(
+                t,
+                max = MAX_GAME_TIME,
+                "ignoring a game time that is negative, non-finite or too large"
+            );
             return;
         }
         let delta = t - self.game_time;

@@ -15,7 +15,7 @@ mod parse;
 use std::fmt;
 
 pub use number::{atof, atoi};
-pub use parse::{parse, ParseError, Parsed, MAX_DEPTH};
+pub use parse::{parse, ParseError, Parsed, MAX_DEPTH, MAX_NODES};
 
 /// One S-expression: an atom or a list.
 #[derive(Debug, Clone, PartialEq, Eq)]

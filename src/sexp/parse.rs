@@ -8,6 +8,12 @@ use super::Sexp;
 /// nests deeper than three levels.
 pub const MAX_DEPTH: usize = 64;
 
+/// Maximum number of elements (atoms and lists) built from one message;
+/// parsing stops with [`ParseError::TooManyNodes`] there. A real agent's
+/// message has fewer than 100 (24 hinge commands, `say`, `beam`, `syn`), so
+/// this only bounds the work and memory one hostile message can cause.
+pub const MAX_NODES: usize = 1024;
+
 /// Why parsing stopped before the end of the payload.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ParseError {
@@ -35,6 +41,12 @@ pub enum ParseError {
         /// Byte offset of the offending parenthesis.
         offset: usize,
     },
+    /// More than [`MAX_NODES`] elements in one message.
+    #[error("more than {MAX_NODES} elements in one message (at byte {offset})")]
+    TooManyNodes {
+        /// Byte offset of the first element over the limit.
+        offset: usize,
+    },
 }
 
 /// The result of parsing one payload: every top-level expression completed
@@ -60,7 +72,8 @@ fn to_text(bytes: Vec<u8>) -> String {
     }
 }
 
-/// Parses one payload. Never panics; a NUL byte ends the payload.
+/// Parses one payload. Never panics; a NUL byte ends the payload; at most
+/// [`MAX_NODES`] elements are built.
 pub fn parse(input: &[u8]) -> Parsed {
     let end = input.iter().position(|&b| b == 0).unwrap_or(input.len());
     let input = &input[..end];
@@ -68,6 +81,7 @@ pub fn parse(input: &[u8]) -> Parsed {
     // Stack of open lists: (offset of '(', items so far).
     let mut stack: Vec<(usize, Vec<Sexp>)> = Vec::new();
     let mut i = 0;
+    let mut nodes = 0usize;
     let push =
         |stack: &mut Vec<(usize, Vec<Sexp>)>, out: &mut Parsed, e: Sexp| match stack.last_mut() {
             Some((_, items)) => items.push(e),
@@ -75,6 +89,14 @@ pub fn parse(input: &[u8]) -> Parsed {
         };
     while i < input.len() {
         let b = input[i];
+        let starts_node = b == b'(' || b == b'"' || is_atom_byte(b) || b == b'\\';
+        if starts_node {
+            nodes += 1;
+            if nodes > MAX_NODES {
+                out.error = Some(ParseError::TooManyNodes { offset: i });
+                return out;
+            }
+        }
         match b {
             b'(' => {
                 if stack.len() >= MAX_DEPTH {
@@ -240,6 +262,27 @@ mod tests {
         let deep = vec![b'('; 100_000];
         let p = parse(&deep);
         assert!(matches!(p.error, Some(ParseError::TooDeep { .. })));
+    }
+
+    #[test]
+    fn too_many_nodes_stops_parsing() {
+        // A real agent message: 24 hinges, say, syn, far below the limit.
+        let mut real = String::new();
+        for name in crate::command::HINGE_EFFECTORS {
+            real.push_str(&format!("({name} -0.12345)"));
+        }
+        real.push_str("(say hello)(syn)");
+        assert_eq!(parse(real.as_bytes()).error, None);
+        // `(x)` is two elements: 512 fit, the 513th list is cut.
+        let flood = "(x)".repeat(100_000);
+        let p = parse(flood.as_bytes());
+        assert_eq!(p.items.len(), MAX_NODES / 2);
+        assert_eq!(
+            p.error,
+            Some(ParseError::TooManyNodes {
+                offset: 3 * MAX_NODES / 2
+            })
+        );
     }
 
     #[test]

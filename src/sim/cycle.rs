@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use nalgebra::Vector3;
@@ -23,6 +24,7 @@ use crate::command::{Beam, Command, DecodeError, Init, Scene};
 use crate::config::Config;
 use crate::monitor::command::{MonitorCommand, RobotRef, Selection};
 use crate::net::framing;
+use crate::net::log_limit::LogLimit;
 use crate::perception::format::{push_int, push_real};
 use crate::perception::hear::{self, HearBudget};
 use crate::perception::vision::{self, SeenRobot, VisionInput};
@@ -44,8 +46,14 @@ const MIN_ROBOT_SPACING: f32 = 0.45;
 /// Gravity used by the accelerometer (m/s^2, field z).
 const GRAVITY: f32 = 9.81;
 
-/// Bad-input log lines per agent before they are thinned out (one in 1000).
-const LOUD_ERRORS: u64 = 20;
+/// Robots built per cycle at most once the match has started; further
+/// `scene` requests wait their turn (a whole team that connects at once is
+/// built in a few cycles).
+const MAX_NEW_ROBOTS_PER_CYCLE: usize = 2;
+
+/// Bad-input log lines per agent before they are thinned out to one per
+/// second of server time.
+const LOUD_ERRORS: u32 = 20;
 
 /// The robot body parts vision reports, in `P` order.
 const VISIBLE_PARTS: [&str; 5] = vision::PART_NAMES;
@@ -101,8 +109,10 @@ struct Agent {
     acc: Vector3<f32>,
     /// Torso position after the last step that left the robot finite.
     last_sane: Option<Vector3<f32>>,
-    /// Bad-input events seen, for log thinning.
+    /// Bad-input events seen.
     errors: u64,
+    /// Thins this agent's bad-input lines.
+    error_log: LogLimit,
 }
 
 impl Agent {
@@ -130,13 +140,32 @@ struct VisibleRobot {
     parts: [Option<Vector3<f32>>; 5],
 }
 
+/// What a connection's handler is told about its agent: the team and
+/// number for its log span, and what its join deadline needs to know.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum AgentStatus {
+    /// Connected, not in a team yet.
+    #[default]
+    Connecting,
+    /// The `scene` was refused: no robot (a later `scene` may succeed).
+    SceneRefused,
+    /// In a team.
+    Joined {
+        /// Team name.
+        team: String,
+        /// Uniform number.
+        unum: u8,
+    },
+}
+
 /// What a cycle asks the driver to do besides sending frames.
 #[derive(Debug, Default)]
 pub struct StepReport {
     /// Connections to close (robot killed by the trainer).
     pub close: Vec<ConnId>,
-    /// New log labels ("TEAM UNUM") for connections whose identity changed.
-    pub labels: Vec<(ConnId, String)>,
+    /// News for connection handlers: agents that joined a team or whose
+    /// scene was refused in this step.
+    pub status: Vec<(ConnId, AgentStatus)>,
     /// The referee or a monitor asked the server to stop.
     pub quit: bool,
     /// Where this cycle's time went.
@@ -175,6 +204,11 @@ pub struct Simulation {
     report: StepReport,
     /// Whether a cycle has run with agents (for `sync_wait_for_agents`).
     started: bool,
+    /// Thins the lines of robots built or refused and of robots that leave
+    /// without having joined a team (one per connection otherwise).
+    robot_log: LogLimit,
+    /// Thins the bad-input lines of agents without a team, together.
+    teamless_log: LogLimit,
     /// Reused frame buffer.
     text: String,
 }
@@ -220,6 +254,8 @@ impl Simulation {
             selected: None,
             report: StepReport::default(),
             started: false,
+            robot_log: LogLimit::for_clients(),
+            teamless_log: LogLimit::new(LOUD_ERRORS, Duration::from_secs(1)),
             text: String::with_capacity(8192),
         })
     }
@@ -287,6 +323,7 @@ impl Simulation {
                 acc: Vector3::new(0.0, 0.0, GRAVITY),
                 last_sane: None,
                 errors: 0,
+                error_log: LogLimit::new(LOUD_ERRORS, Duration::from_secs(1)),
             },
         );
         debug!(conn, %peer, "agent registered");
@@ -296,7 +333,16 @@ impl Simulation {
     /// step, its number is released, nothing else changes.
     pub fn disconnect(&mut self, conn: ConnId, reason: &str) {
         if let Some(a) = self.agents.get_mut(&conn) {
-            info!(conn, peer = %a.peer, team = ?a.team, unum = a.unum, %reason, "agent left");
+            // Agents that never joined a team share one thinned stream of
+            // lines (the network side logs their connection too), so a
+            // connection flood cannot flood the log.
+            if a.side.is_some() {
+                info!(conn, peer = %a.peer, team = ?a.team, unum = a.unum, %reason, "agent left");
+            } else if a.robot.is_none() {
+                debug!(conn, peer = %a.peer, %reason, "agent without a robot left");
+            } else if let Some(skipped) = self.robot_log.admit_at(f64::from(self.server_time)) {
+                info!(conn, peer = %a.peer, %reason, skipped, "agent without a team left");
+            }
             a.closing = true;
         }
     }
@@ -310,6 +356,7 @@ impl Simulation {
         commands: Vec<Result<Command, DecodeError>>,
         parse_error: Option<ParseError>,
     ) {
+        let now = self.server_time;
         let Some(agent) = self.agents.get_mut(&conn) else {
             return;
         };
@@ -319,8 +366,10 @@ impl Simulation {
         agent.got_message = true;
         if let Some(e) = parse_error {
             bad_input(
+                now,
                 conn,
                 agent,
+                &mut self.teamless_log,
                 format_args!("malformed S-expression: {e} (rest of message dropped)"),
             );
         }
@@ -329,14 +378,26 @@ impl Simulation {
                 Ok(c) => c,
                 Err(DecodeError::NotACommand(_)) => continue,
                 Err(e) => {
-                    bad_input(conn, agent, format_args!("{e}"));
+                    bad_input(
+                        now,
+                        conn,
+                        agent,
+                        &mut self.teamless_log,
+                        format_args!("{e}"),
+                    );
                     continue;
                 }
             };
             match cmd {
                 Command::Scene(scene) => {
                     if agent.robot.is_some() || agent.pending_scene.is_some() {
-                        bad_input(conn, agent, format_args!("second `scene` ignored"));
+                        bad_input(
+                            now,
+                            conn,
+                            agent,
+                            &mut self.teamless_log,
+                            format_args!("second `scene` ignored"),
+                        );
                     } else {
                         agent.pending_scene = Some(scene);
                     }
@@ -348,8 +409,10 @@ impl Simulation {
                 }
                 _ if agent.robot.is_none() => {
                     bad_input(
+                        now,
                         conn,
                         agent,
+                        &mut self.teamless_log,
                         format_args!("command before the robot exists dropped: {cmd:?}"),
                     );
                 }
@@ -361,8 +424,10 @@ impl Simulation {
                     match model.joint_by_effector(name) {
                         Some(j) => self.world.set_joint_speed(robot, j, speed),
                         None => bad_input(
+                            now,
                             conn,
                             agent,
+                            &mut self.teamless_log,
                             format_args!(
                                 "unknown effector `{name}` for robot type {}",
                                 model.robot_type
@@ -372,7 +437,13 @@ impl Simulation {
                 }
                 Command::Init(init) => {
                     if agent.side.is_some() {
-                        bad_input(conn, agent, format_args!("second `init` ignored"));
+                        bad_input(
+                            now,
+                            conn,
+                            agent,
+                            &mut self.teamless_log,
+                            format_args!("second `init` ignored"),
+                        );
                     } else {
                         agent.pending_init = Some(init);
                     }
@@ -380,8 +451,10 @@ impl Simulation {
                 Command::Beam(beam) => {
                     if agent.side.is_none() {
                         bad_input(
+                            now,
                             conn,
                             agent,
+                            &mut self.teamless_log,
                             format_args!("`beam` before a successful `init` ignored"),
                         );
                     } else {
@@ -390,9 +463,21 @@ impl Simulation {
                 }
                 Command::Say(msg) => {
                     if agent.side.is_none() {
-                        bad_input(conn, agent, format_args!("`say` without a team ignored"));
+                        bad_input(
+                            now,
+                            conn,
+                            agent,
+                            &mut self.teamless_log,
+                            format_args!("`say` without a team ignored"),
+                        );
                     } else if let Err(e) = hear::validate_say(&msg) {
-                        bad_input(conn, agent, format_args!("`say` dropped: {e}"));
+                        bad_input(
+                            now,
+                            conn,
+                            agent,
+                            &mut self.teamless_log,
+                            format_args!("`say` dropped: {e}"),
+                        );
                     } else {
                         self.says.push((conn, msg));
                     }
@@ -405,6 +490,14 @@ impl Simulation {
     /// robot (or asked for one) has answered the frames it was sent. With
     /// no such agent the cycle waits (the reference free-runs; waiting
     /// keeps sync-mode logs independent of wall time).
+    ///
+    /// During its first `sync_grace_frames` frames a new agent counts as
+    /// answered whether it sent anything or not, as in the reference (so a
+    /// client that drives several agents from one loop, and sends nothing
+    /// for a new one until it has read that one's next frame, never stalls
+    /// the server). A scripted start (`sync_wait_for_agents` > 0) instead
+    /// waits for some message in answer to each of those frames, so the
+    /// agents' `init` and `beam` land in the same cycle every run.
     pub fn barrier_satisfied(&self) -> bool {
         if !self.started {
             let asked = self.agents.values().filter(|a| a.in_barrier()).count();
@@ -412,6 +505,7 @@ impl Simulation {
                 return false;
             }
         }
+        let scripted = self.cfg.sync_wait_for_agents > 0;
         let mut participants = 0;
         for a in self.agents.values() {
             if !a.in_barrier() {
@@ -422,7 +516,7 @@ impl Simulation {
                 continue;
             }
             let answered = if a.frames_sent <= u64::from(self.cfg.sync_grace_frames) {
-                a.synced || a.got_message
+                !scripted || a.synced || a.got_message
             } else {
                 a.synced
             };
@@ -467,10 +561,11 @@ impl Simulation {
     /// stored scene/init/beam, the referee, advances the clocks, and builds
     /// every agent's next frame.
     pub fn step(&mut self) -> StepReport {
+        let starting = !self.started;
         self.started |= self.agents.values().any(|a| a.in_barrier());
         self.broadcast_says();
         self.remove_departed();
-        self.execute_scenes();
+        self.execute_scenes(starting);
         self.execute_inits();
         self.execute_beams();
         let t0 = std::time::Instant::now();
@@ -575,12 +670,25 @@ impl Simulation {
         }
     }
 
-    fn execute_scenes(&mut self) {
+    /// Builds the requested robots. In connection order, a few a cycle:
+    /// building a robot is the costliest thing a client can ask for, and
+    /// one that connects, asks for a robot and leaves, over and over, must
+    /// not slow the match. The cycle that starts the match (`starting`)
+    /// builds every robot asked for, so a scripted start
+    /// (`sync_wait_for_agents`) sends all its agents their first frame
+    /// together.
+    fn execute_scenes(&mut self, starting: bool) {
+        let most = if starting {
+            usize::MAX
+        } else {
+            MAX_NEW_ROBOTS_PER_CYCLE
+        };
         let conns: Vec<ConnId> = self
             .agents
             .iter()
             .filter(|(_, a)| a.pending_scene.is_some())
             .map(|(c, _)| *c)
+            .take(most)
             .collect();
         for conn in conns {
             let Some(agent) = self.agents.get_mut(&conn) else {
@@ -606,12 +714,18 @@ impl Simulation {
                     agent.calibration = vision::draw_calibration(&self.cfg.vision, &mut agent.rng);
                     agent.robot = Some(robot);
                     agent.model = Some(model);
+                    agent.scene_failed = false;
                     self.structure_version += 1;
-                    info!(conn, peer = %agent.peer, scene = %scene.path, args = ?scene.args, "robot created");
+                    if let Some(skipped) = self.robot_log.admit_at(f64::from(self.server_time)) {
+                        info!(conn, peer = %agent.peer, scene = %scene.path, args = ?scene.args, skipped, "robot created");
+                    }
                 }
                 Err(e) => {
                     agent.scene_failed = true;
-                    warn!(conn, peer = %agent.peer, cause = %e, "scene refused; the agent gets no robot");
+                    self.report.status.push((conn, AgentStatus::SceneRefused));
+                    if let Some(skipped) = self.robot_log.admit_at(f64::from(self.server_time)) {
+                        warn!(conn, peer = %agent.peer, cause = %e, skipped, "scene refused; the agent gets no robot");
+                    }
                 }
             }
         }
@@ -642,7 +756,13 @@ impl Simulation {
                     agent.unum = unum;
                     agent.team = Some(team);
                     agent.announce_identity = true;
-                    self.report.labels.push((conn, agent.label()));
+                    self.report.status.push((
+                        conn,
+                        AgentStatus::Joined {
+                            team: agent.team.as_deref().unwrap_or("").to_owned(),
+                            unum,
+                        },
+                    ));
                     let (x, y, heading) = self.teams.next_sideline_slot(
                         side,
                         self.cfg.rules.field_length,
@@ -854,7 +974,7 @@ impl Simulation {
                     if let Some(robot) = self.agents.get(&u64::from(id)).and_then(|a| a.robot) {
                         match heading_deg {
                             Some(h) => self.world.place_robot(robot, pos, h),
-                            None => move_keeping_heading(&mut self.world, robot, pos),
+                            None => self.world.shift_robot(robot, pos),
                         }
                     }
                 }
@@ -1043,7 +1163,7 @@ impl Simulation {
             MonitorCommand::AgentPos { robot, pos } => {
                 if let Some(h) = self.find_robot(robot).and_then(|c| self.agents[&c].robot) {
                     if pos.iter().all(|v| v.is_finite()) {
-                        move_keeping_heading(&mut self.world, h, pos);
+                        self.world.shift_robot(h, pos);
                     }
                 }
             }
@@ -1090,7 +1210,7 @@ impl Simulation {
                             a.unum,
                             self.world.ball_position().y,
                         );
-                        move_keeping_heading(&mut self.world, h, pos);
+                        self.world.shift_robot(h, pos);
                     }
                 }
             }
@@ -1286,21 +1406,6 @@ fn torso_position(world: &World, h: RobotHandle) -> Vector3<f32> {
         .vector
 }
 
-/// Moves a robot rigidly so its torso is at `pos`, keeping its heading,
-/// standing it upright and zeroing velocities (referee repositioning and
-/// the trainer's `agent pos`).
-fn move_keeping_heading(world: &mut World, h: RobotHandle, pos: Vector3<f32>) {
-    let torso = world.part_pose(h, world.robot_model(h).torso);
-    // The model faces its local +y.
-    let fwd = torso.rotation * Vector3::y();
-    let heading = if fwd.x.abs() + fwd.y.abs() > 1e-6 {
-        fwd.y.atan2(fwd.x).to_degrees()
-    } else {
-        0.0
-    };
-    world.place_robot(h, pos, heading);
-}
-
 fn push_vec(out: &mut String, v: Vector3<f32>) {
     push_real(out, v.x);
     out.push(' ');
@@ -1309,15 +1414,34 @@ fn push_vec(out: &mut String, v: Vector3<f32>) {
     push_real(out, v.z);
 }
 
-fn bad_input(conn: ConnId, agent: &mut Agent, what: std::fmt::Arguments<'_>) {
+/// Logs one bad command of an agent. The lines are thinned per agent in a
+/// team and over all agents without one (on server time `now`), so a
+/// flood of bad input cannot flood the log; every
+/// line says how many bad commands the agent has sent in all and how many
+/// lines were left out before it.
+fn bad_input(
+    now: f32,
+    conn: ConnId,
+    agent: &mut Agent,
+    teamless_log: &mut LogLimit,
+    what: std::fmt::Arguments<'_>,
+) {
     agent.errors += 1;
-    if agent.errors <= LOUD_ERRORS || agent.errors.is_multiple_of(1000) {
+    // Agents without a team share one limit: a client opening connection
+    // after connection must not get a fresh burst of lines each time.
+    let limit = if agent.side.is_some() {
+        &mut agent.error_log
+    } else {
+        teamless_log
+    };
+    if let Some(skipped) = limit.admit_at(f64::from(now)) {
         warn!(
             conn,
             peer = %agent.peer,
             team = agent.team.as_deref().unwrap_or("-"),
             unum = agent.unum,
             count = agent.errors,
+            skipped,
             "bad input: {what}"
         );
     }

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -24,11 +24,12 @@ use crate::command::{Command, DecodeError};
 use crate::config::Config;
 use crate::monitor::log::LogHandle;
 use crate::monitor::MonitorRequest;
+use crate::net::log_limit::LogLimit;
 use crate::sexp::ParseError;
 use crate::sim::cycle::Simulation;
 use crate::sim::snapshot::WorldSnapshot;
 
-pub use crate::sim::cycle::ConnId;
+pub use crate::sim::cycle::{AgentStatus, ConnId};
 
 /// Everything that reaches the simulation thread.
 #[derive(Debug)]
@@ -41,8 +42,9 @@ pub enum Input {
         peer: SocketAddr,
         /// Where this connection's frames go.
         out: mpsc::Sender<Bytes>,
-        /// "TEAM UNUM" once the agent joined, for the connection's log span.
-        label: watch::Sender<String>,
+        /// News about the agent (joined, scene refused), for the
+        /// connection's log span and its join deadline.
+        status: watch::Sender<AgentStatus>,
         /// Messages sent to the simulation and not yet processed.
         pending: Arc<AtomicUsize>,
     },
@@ -73,6 +75,8 @@ pub type InputSender = Sender<Input>;
 
 /// Where the simulation's outputs go.
 pub struct Outputs {
+    /// The cycle counter, for connections' per-cycle budgets.
+    pub cycle: Arc<AtomicU64>,
     /// Latest snapshot for monitors (every monitor step).
     pub snapshots: watch::Sender<Option<Arc<WorldSnapshot>>>,
     /// The match log, if any.
@@ -96,7 +100,7 @@ pub struct RunSummary {
 
 struct Conn {
     out: mpsc::Sender<Bytes>,
-    label: watch::Sender<String>,
+    status: watch::Sender<AgentStatus>,
     pending: Arc<AtomicUsize>,
     dropped: u64,
 }
@@ -121,6 +125,7 @@ pub fn run(
     );
     let mut stop = false;
     let mut summary = StageSummary::default();
+    let mut monitor_log = LogLimit::for_clients();
     publish(&sim, &mut outputs, true);
     loop {
         let span = info_span!("cycle", n = sim.cycle() + 1);
@@ -128,12 +133,11 @@ pub fn run(
         let t0 = Instant::now();
         // R: read phase.
         while let Ok(input) = inputs.try_recv() {
-            stop |= handle(&mut sim, &mut conns, input);
+            stop |= handle(&mut sim, &mut conns, &mut monitor_log, input);
         }
-        if cfg.sync_mode && !stop {
+        // A `(killsim)` ends the wait at the barrier too.
+        if cfg.sync_mode && !stop && !sim.quit_requested() {
             let started = Instant::now();
-            // A `killsim` must also end the wait (an idle server has no
-            // agent whose `(syn)` would end it).
             while !sim.barrier_satisfied() && !stop && !sim.quit_requested() {
                 let input = match sync_timeout {
                     None => match inputs.recv() {
@@ -173,9 +177,9 @@ pub fn run(
                         }
                     }
                 };
-                stop |= handle(&mut sim, &mut conns, input);
+                stop |= handle(&mut sim, &mut conns, &mut monitor_log, input);
                 while let Ok(input) = inputs.try_recv() {
-                    stop |= handle(&mut sim, &mut conns, input);
+                    stop |= handle(&mut sim, &mut conns, &mut monitor_log, input);
                 }
             }
         }
@@ -209,14 +213,15 @@ pub fn run(
         let t2 = Instant::now();
         let report = sim.step();
         let t_step = t2.elapsed();
-        for (conn, label) in report.labels {
+        for (conn, status) in report.status {
             if let Some(c) = conns.get(&conn) {
-                c.label.send_replace(label);
+                c.status.send_replace(status);
             }
         }
         for conn in report.close {
             conns.remove(&conn);
         }
+        outputs.cycle.store(sim.cycle(), Ordering::Release);
         publish(&sim, &mut outputs, false);
         trace!(
             read_us = t_read.as_micros() as u64,
@@ -325,21 +330,27 @@ impl StageSummary {
     }
 }
 
-/// Applies one input; returns true for a shutdown.
-fn handle(sim: &mut Simulation, conns: &mut BTreeMap<ConnId, Conn>, input: Input) -> bool {
+/// Applies one input; returns true for a shutdown. `monitor_log` thins
+/// the lines of monitor commands (a trainer may send hundreds a second).
+fn handle(
+    sim: &mut Simulation,
+    conns: &mut BTreeMap<ConnId, Conn>,
+    monitor_log: &mut LogLimit,
+    input: Input,
+) -> bool {
     match input {
         Input::Connected {
             conn,
             peer,
             out,
-            label,
+            status,
             pending,
         } => {
             conns.insert(
                 conn,
                 Conn {
                     out,
-                    label,
+                    status,
                     pending,
                     dropped: 0,
                 },
@@ -360,7 +371,12 @@ fn handle(sim: &mut Simulation, conns: &mut BTreeMap<ConnId, Conn>, input: Input
             conns.remove(&conn);
             sim.disconnect(conn, &reason);
         }
-        Input::Monitor(req) => sim.monitor_command(req.command),
+        Input::Monitor(req) => {
+            if let Some(skipped) = monitor_log.admit(Instant::now()) {
+                info!(monitor = req.monitor, command = ?req.command, skipped, "monitor command");
+            }
+            sim.monitor_command(req.command);
+        }
         Input::Shutdown => return true,
     }
     false

@@ -197,6 +197,13 @@ fn bad_commands_are_errors_not_panics() {
         err("(time nan)"),
         MonitorCommandError::BadValue { .. }
     ));
+    for absurd in ["(time 1e30)", "(time 10000.5)", "(time inf)"] {
+        assert!(
+            matches!(err(absurd), MonitorCommandError::BadValue { .. }),
+            "{absurd} must be refused"
+        );
+    }
+    assert_eq!(one("(time 10000)"), C::Time(10_000.0));
     assert!(matches!(
         err("(ball (pos 1 2))"),
         MonitorCommandError::BadValue { .. }

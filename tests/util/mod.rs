@@ -26,13 +26,17 @@ pub struct TestServer {
 }
 
 /// A config for tests: loopback, sync mode without the real-time timer,
-/// fixed seed, no vision noise unless the test changes it.
+/// fixed seed, no vision noise unless the test changes it. It is a
+/// scripted start (`sync_wait_for_agents`), so a new agent's first frames
+/// also wait for its answers and a test's agents run in lockstep with the
+/// server; tests of the reference's free grace period set it back to 0.
 pub fn test_config() -> Config {
     Config {
         bind: [127, 0, 0, 1].into(),
         sync_mode: true,
         real_time: false,
         seed: 42,
+        sync_wait_for_agents: 1,
         ..Config::default()
     }
 }

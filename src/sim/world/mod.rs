@@ -44,6 +44,7 @@ mod contacts;
 mod field;
 mod guards;
 mod motors;
+mod relocate;
 mod robots;
 
 pub use config::{JointKind, PhysicsConfig};

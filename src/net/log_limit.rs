@@ -1,0 +1,113 @@
+//! Thinning of repeated log lines, so no flood of bad input can make the
+//! log grow without bound.
+//!
+//! A [`LogLimit`] lets the first `burst` lines through, then one line per
+//! `interval`. Every line that gets through carries the number of lines
+//! left out since the previous one, so the log still says how much
+//! happened. Time is passed in, so it is testable.
+
+use std::time::{Duration, Instant};
+
+/// A token bucket over log lines.
+#[derive(Debug, Clone)]
+pub struct LogLimit {
+    burst: f64,
+    per_sec: f64,
+    tokens: f64,
+    /// Time of the previous call, seconds since `epoch`.
+    last: Option<f64>,
+    epoch: Option<Instant>,
+    suppressed: u64,
+}
+
+impl LogLimit {
+    /// At most `burst` lines at once, then one per `interval`.
+    pub fn new(burst: u32, interval: Duration) -> LogLimit {
+        LogLimit {
+            burst: f64::from(burst.max(1)),
+            per_sec: 1.0 / interval.as_secs_f64().max(1e-6),
+            tokens: f64::from(burst.max(1)),
+            last: None,
+            epoch: None,
+            suppressed: 0,
+        }
+    }
+
+    /// The limit used for lines caused by clients: 10 at once, then one per
+    /// second.
+    pub fn for_clients() -> LogLimit {
+        LogLimit::new(10, Duration::from_secs(1))
+    }
+
+    /// Whether a line may be written at `now`: `Some(n)` when it may, `n`
+    /// being the number of lines left out since the last one written;
+    /// `None` when this one is left out (and counted).
+    pub fn admit(&mut self, now: Instant) -> Option<u64> {
+        let epoch = *self.epoch.get_or_insert(now);
+        self.admit_at(now.saturating_duration_since(epoch).as_secs_f64())
+    }
+
+    /// [`LogLimit::admit`] on a clock of the caller's own, in seconds (the
+    /// simulation passes its server time: it reads no wall clock).
+    pub fn admit_at(&mut self, now_secs: f64) -> Option<u64> {
+        if let Some(last) = self.last {
+            let dt = (now_secs - last).max(0.0);
+            self.tokens = (self.tokens + dt * self.per_sec).min(self.burst);
+        }
+        self.last = Some(now_secs);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Some(std::mem::take(&mut self.suppressed))
+        } else {
+            self.suppressed += 1;
+            None
+        }
+    }
+
+    /// Lines left out since the last one written, and resets the count
+    /// (for a closing summary line).
+    pub fn take_suppressed(&mut self) -> u64 {
+        std::mem::take(&mut self.suppressed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_burst_then_one_per_interval_with_the_count() {
+        let t0 = Instant::now();
+        let mut l = LogLimit::new(3, Duration::from_secs(1));
+        assert_eq!(l.admit(t0), Some(0));
+        assert_eq!(l.admit(t0), Some(0));
+        assert_eq!(l.admit(t0), Some(0));
+        // A flood of 10 000 lines within the same second: all left out.
+        for _ in 0..10_000 {
+            assert_eq!(l.admit(t0 + Duration::from_millis(500)), None);
+        }
+        // One second after the burst, one line with the count.
+        assert_eq!(l.admit(t0 + Duration::from_millis(1001)), Some(10_000));
+        assert_eq!(l.admit(t0 + Duration::from_millis(1002)), None);
+        assert_eq!(l.take_suppressed(), 1);
+        assert_eq!(l.take_suppressed(), 0);
+        // After a long pause the burst is back, not more.
+        let later = t0 + Duration::from_secs(3600);
+        let passed = (0..100).filter(|_| l.admit(later).is_some()).count();
+        assert_eq!(passed, 3);
+    }
+
+    #[test]
+    fn lines_over_a_minute_of_flood_are_bounded() {
+        let t0 = Instant::now();
+        let mut l = LogLimit::for_clients();
+        let mut written = 0;
+        for i in 0..600_000u64 {
+            if l.admit(t0 + Duration::from_micros(i * 100)).is_some() {
+                written += 1;
+            }
+        }
+        // 60 s: the burst of 10 plus one per second.
+        assert!((60..=71).contains(&written), "{written} lines");
+    }
+}

@@ -1,0 +1,765 @@
+//! No client can starve the others: floods on the agent port and on the
+//! monitor port against the server binary (real-time mode, as in a
+//! match). An honest agent keeps getting its frames with no gap over 1 s,
+//! the server's peak RSS (VmHWM from /proc) stays under 64 MB, and the log
+//! stays small. Also: what one agent connection can make the server hold,
+//! and the monitor command budget per step.
+
+mod util;
+
+#[path = "monitor/util.rs"]
+mod monitor_util;
+
+use std::path::PathBuf;
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+
+use util::TestAgent;
+
+/// Peak RSS the server may reach during a flood.
+const MAX_PEAK_RSS_KB: u64 = 64 * 1024;
+
+/// Longest wait of the honest agent for its next frame.
+const MAX_GAP: Duration = Duration::from_secs(1);
+
+/// How long each flood lasts.
+const FLOOD: Duration = Duration::from_secs(3);
+
+/// The tests that start a server binary run one at a time, so their gap
+/// and memory figures are not those of the other tests' servers.
+static ONE_SERVER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
+}
+
+/// The server binary on free loopback ports with `extra` RON fields, its
+/// output (the `info` log) in a file.
+struct Server {
+    child: Child,
+    agent_port: u16,
+    monitor_port: u16,
+    dir: PathBuf,
+    log: PathBuf,
+}
+
+impl Server {
+    fn spawn(tag: &str, extra: &str) -> Server {
+        let dir = std::env::temp_dir().join(format!("rcss3d-flood-{}-{tag}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let agent_port = free_port();
+        let monitor_port = free_port();
+        let conf = dir.join("server.ron");
+        std::fs::write(
+            &conf,
+            format!(
+                "(bind: \"127.0.0.1\", agent_port: {agent_port}, monitor_port: {monitor_port}, \
+                 seed: 7, {extra})"
+            ),
+        )
+        .expect("config");
+        // The log goes to stdout (and the results summary at the end).
+        let log = dir.join("server.log");
+        let out = std::fs::File::create(&log).expect("log file");
+        let child = Command::new(env!("CARGO_BIN_EXE_rcss3d"))
+            .arg("--config")
+            .arg(&conf)
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .stdout(out.try_clone().expect("log file"))
+            .stderr(out)
+            .spawn()
+            .expect("server binary starts");
+        Server {
+            child,
+            agent_port,
+            monitor_port,
+            dir,
+            log,
+        }
+    }
+
+    /// A field of /proc/PID/status in kB.
+    fn status_kb(&self, field: &str) -> u64 {
+        let text = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("server status");
+        text.lines()
+            .find(|l| l.starts_with(field))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .expect("status field")
+    }
+
+    /// SIGTERM, wait, and return the log.
+    fn finish(mut self) -> String {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let t0 = Instant::now();
+        while self.child.try_wait().ok().flatten().is_none() {
+            if t0.elapsed() > Duration::from_secs(10) {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let _ = std::fs::remove_dir_all(&self.dir);
+        log
+    }
+}
+
+/// An agent connection, once the server listens.
+async fn connect_agent(port: u16) -> TestAgent {
+    for _ in 0..100 {
+        if let Ok(s) = TcpStream::connect(("127.0.0.1", port)).await {
+            drop(s);
+            return TestAgent::connect(([127, 0, 0, 1], port).into()).await;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("server did not come up");
+}
+
+/// An agent in a team that reads every frame and records the longest wait.
+/// It runs on a thread and runtime of its own, so the flooding clients of
+/// the same test cannot delay it: a gap it sees is the server's.
+struct Honest {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<(Duration, usize)>,
+}
+
+impl Honest {
+    async fn start(server: &Server) -> Honest {
+        let port = server.agent_port;
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(async move {
+                let mut a = connect_agent(port).await;
+                a.join("Honest", 1, 0).await;
+                let _ = ready_tx.send(());
+                let mut last = Instant::now();
+                let mut max_gap = Duration::ZERO;
+                let mut frames = 0;
+                while !flag.load(Ordering::Acquire) {
+                    let Some(_) = a.try_recv(Duration::from_secs(5)).await else {
+                        return (Duration::from_secs(5), frames);
+                    };
+                    frames += 1;
+                    max_gap = max_gap.max(last.elapsed());
+                    last = Instant::now();
+                    a.send("(he1 0.1)(syn)").await;
+                }
+                (max_gap, frames)
+            })
+        });
+        ready_rx.await.expect("honest agent joined");
+        Honest { stop, thread }
+    }
+
+    /// Longest gap between two frames, and the number of frames.
+    async fn finish(self) -> (Duration, usize) {
+        self.stop.store(true, Ordering::Release);
+        tokio::task::spawn_blocking(move || self.thread.join().expect("honest agent"))
+            .await
+            .expect("join")
+    }
+}
+
+/// How long the machine itself stalled this process while a measurement
+/// ran: the longest a thread overslept a 10 ms sleep. On a machine shared
+/// with other work a frame gap can be the machine's, not the server's; the
+/// gap checks allow for what this probe saw (and print it).
+struct StallProbe {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<Duration>,
+}
+
+impl StallProbe {
+    fn start() -> StallProbe {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut worst = Duration::ZERO;
+            while !flag.load(Ordering::Acquire) {
+                let t = Instant::now();
+                std::thread::sleep(Duration::from_millis(10));
+                worst = worst.max(t.elapsed().saturating_sub(Duration::from_millis(10)));
+            }
+            worst
+        });
+        StallProbe { stop, thread }
+    }
+
+    fn finish(self) -> Duration {
+        self.stop.store(true, Ordering::Release);
+        self.thread.join().expect("stall probe")
+    }
+}
+
+/// Runs `make` clients in a loop until `until`: each one connects and
+/// writes `payload` over and over until the server closes it.
+fn flooders(
+    port: u16,
+    count: usize,
+    payload: Arc<Vec<u8>>,
+    until: Instant,
+) -> Vec<tokio::task::JoinHandle<usize>> {
+    (0..count)
+        .map(|_| {
+            let payload = payload.clone();
+            tokio::spawn(async move {
+                let mut connections = 0;
+                while Instant::now() < until {
+                    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)).await else {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        continue;
+                    };
+                    connections += 1;
+                    while Instant::now() < until {
+                        let w =
+                            tokio::time::timeout(Duration::from_millis(500), s.write_all(&payload));
+                        match w.await {
+                            Ok(Ok(())) => {}
+                            _ => break,
+                        }
+                    }
+                }
+                connections
+            })
+        })
+        .collect()
+}
+
+/// Runs `count` clients in a loop until `until`: each connects, asks for a
+/// robot and leaves as soon as its first frame comes.
+fn scene_churn(port: u16, count: usize, until: Instant) -> Vec<tokio::task::JoinHandle<usize>> {
+    (0..count)
+        .map(|_| {
+            tokio::spawn(async move {
+                let mut connections = 0;
+                while Instant::now() < until {
+                    let mut a = TestAgent::connect(([127, 0, 0, 1], port).into()).await;
+                    connections += 1;
+                    a.send("(scene rsg/agent/nao/nao_hetero.rsg 0)").await;
+                    let _ = a.try_recv(Duration::from_millis(500)).await;
+                }
+                connections
+            })
+        })
+        .collect()
+}
+
+/// One frame: 4-byte big-endian length, then the payload.
+fn frame(payload: &[u8]) -> Vec<u8> {
+    let mut out = (payload.len() as u32).to_be_bytes().to_vec();
+    out.extend_from_slice(payload);
+    out
+}
+
+/// `(x)` repeated to `len` bytes.
+fn xs(len: usize) -> Vec<u8> {
+    b"(x)".iter().copied().cycle().take(len / 3 * 3).collect()
+}
+
+/// Log lines other than the server's start and stop lines.
+fn count_lines(log: &str) -> usize {
+    log.lines().filter(|l| !l.trim().is_empty()).count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_port_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
+    let _serial = ONE_SERVER_AT_A_TIME.lock().await;
+    let server = Server::spawn("agents", "");
+    let honest = Honest::start(&server).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before_kb = server.status_kb("VmRSS:");
+    let probe = StallProbe::start();
+    let until = Instant::now() + FLOOD;
+    let mut tasks = Vec::new();
+    // Four clients sending frames of just under 1 MiB of `(x)`, as fast as
+    // they can, reconnecting whenever they are cut off.
+    tasks.extend(flooders(
+        server.agent_port,
+        4,
+        Arc::new(frame(&xs((1 << 20) - 16)).repeat(10)),
+        until,
+    ));
+    // Two at the default frame limit (16 KiB) but far over the element
+    // limit, and two with many small messages of unknown commands.
+    tasks.extend(flooders(
+        server.agent_port,
+        2,
+        Arc::new(frame(&xs(16 * 1024 - 4))),
+        until,
+    ));
+    tasks.extend(flooders(
+        server.agent_port,
+        2,
+        Arc::new(frame(&xs(900)).repeat(64)),
+        until,
+    ));
+    // Two that have a robot built and leave at once, over and over.
+    tasks.extend(scene_churn(server.agent_port, 2, until));
+    let mut connections = 0;
+    for t in tasks {
+        connections += t.await.expect("flooder");
+    }
+    let peak_kb = server.status_kb("VmHWM:");
+    let (gap, frames) = honest.finish().await;
+    let stall = probe.finish();
+    let log = server.finish();
+    let lines = count_lines(&log);
+    println!(
+        "agent flood: {connections} flooding connections in {FLOOD:?}; honest agent \
+         {frames} frames, max gap {gap:?} (machine stalls up to {stall:?}); RSS before \
+         {before_kb} kB, peak {peak_kb} kB; {lines} log lines ({} bytes)",
+        log.len()
+    );
+    assert!(frames > 100, "{frames} frames in {FLOOD:?}");
+    assert!(
+        gap < MAX_GAP + stall,
+        "the honest agent waited {gap:?} for a frame (machine stalls {stall:?})"
+    );
+    assert!(peak_kb < MAX_PEAK_RSS_KB, "peak RSS {peak_kb} kB");
+    assert!(lines < 200, "{lines} log lines:\n{log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_monitor_command_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
+    let _serial = ONE_SERVER_AT_A_TIME.lock().await;
+    let server = Server::spawn("monitors", "monitor: (trainer_secret: Some(\"s3cret\"))");
+    let honest = Honest::start(&server).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before_kb = server.status_kb("VmRSS:");
+    let probe = StallProbe::start();
+    let until = Instant::now() + FLOOD;
+    let flood = "(kickOff Left)(dropBall)(ball (pos 0 0 1))".repeat(100);
+    let mut tasks = Vec::new();
+    // An authenticated trainer: every command is carried out. And one
+    // without the secret: every command is refused.
+    for auth in [true, false] {
+        let port = server.monitor_port;
+        let payload = frame(flood.as_bytes()).repeat(20);
+        tasks.push(tokio::spawn(async move {
+            let mut frames = 0usize;
+            let mut s = TcpStream::connect(("127.0.0.1", port))
+                .await
+                .expect("monitor");
+            if auth {
+                s.write_all(&frame(b"(auth s3cret)")).await.expect("auth");
+            }
+            // The server stops reading a monitor over its budget: writes
+            // then block, so each write gets a deadline.
+            while Instant::now() < until {
+                let w = tokio::time::timeout(Duration::from_millis(200), s.write_all(&payload));
+                match w.await {
+                    Ok(Ok(())) => frames += 20,
+                    Ok(Err(_)) => break,
+                    Err(_) => {}
+                }
+            }
+            frames
+        }));
+    }
+    let mut sent = 0;
+    for t in tasks {
+        sent += t.await.expect("monitor flooder");
+    }
+    let peak_kb = server.status_kb("VmHWM:");
+    let (gap, frames) = honest.finish().await;
+    let stall = probe.finish();
+    let log = server.finish();
+    let lines = count_lines(&log);
+    let applied: u64 = log
+        .lines()
+        .filter(|l| l.contains("monitor command"))
+        .filter_map(|l| {
+            let i = l.find("skipped=")? + 8;
+            l[i..]
+                .split_whitespace()
+                .next()?
+                .parse::<u64>()
+                .ok()
+                .map(|n| n + 1)
+        })
+        .sum();
+    println!(
+        "monitor flood: {sent} frames of 300 commands written in {FLOOD:?} (mostly into \
+         socket buffers); honest agent {frames} frames, max gap {gap:?} (machine stalls \
+         up to {stall:?}); RSS before {before_kb} kB, peak {peak_kb} kB; {lines} log lines \
+         ({} bytes); about {applied} commands carried out",
+        log.len()
+    );
+    assert!(frames > 100, "{frames} frames in {FLOOD:?}");
+    assert!(
+        gap < MAX_GAP + stall,
+        "the honest agent waited {gap:?} for a frame (machine stalls {stall:?})"
+    );
+    assert!(peak_kb < MAX_PEAK_RSS_KB, "peak RSS {peak_kb} kB");
+    assert!(lines < 200, "{lines} log lines:\n{log}");
+    assert!(
+        log.contains("trainer command without `(auth SECRET)`: refused"),
+        "refusals logged"
+    );
+    // 32 commands per monitor step (2 cycles) is 800 per second at most.
+    assert!(
+        applied <= 800 * (FLOOD.as_secs() + 2),
+        "{applied} commands carried out"
+    );
+}
+
+/// Counts the heap bytes allocated and not yet freed by the current thread,
+/// so a test can measure what one decoded message holds.
+mod heap {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    pub struct Counting;
+
+    thread_local! {
+        static LIVE: Cell<isize> = const { Cell::new(0) };
+        static PEAK: Cell<isize> = const { Cell::new(0) };
+    }
+
+    fn add(n: isize) {
+        let _ = LIVE.try_with(|l| {
+            let v = l.get() + n;
+            l.set(v);
+            let _ = PEAK.try_with(|p| p.set(p.get().max(v)));
+        });
+    }
+
+    // SAFETY: every call is forwarded to the system allocator unchanged;
+    // the counters are thread-local cells without destructors.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            add(layout.size() as isize);
+            // SAFETY: same layout as the caller's.
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            add(-(layout.size() as isize));
+            // SAFETY: `ptr` came from `alloc` with this layout.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            add(new_size as isize - layout.size() as isize);
+            // SAFETY: forwarded unchanged.
+            unsafe { System.realloc(ptr, layout, new_size) }
+        }
+    }
+
+    /// Live bytes of this thread now, and resets the peak to it.
+    pub fn live() -> isize {
+        let v = LIVE.with(Cell::get);
+        PEAK.with(|p| p.set(v));
+        v
+    }
+
+    /// Highest live bytes since the last [`live`].
+    pub fn peak() -> isize {
+        PEAK.with(Cell::get)
+    }
+}
+
+#[global_allocator]
+static HEAP: heap::Counting = heap::Counting;
+
+/// What one message can make the server hold while it waits for the
+/// simulation: its decoded commands, for the worst messages of the
+/// default frame limit. The README's per-connection figure builds on it.
+const MAX_DECODED_BYTES: isize = 64 * 1024;
+
+#[test]
+fn a_decoded_message_holds_a_bounded_amount_of_memory() {
+    let limit = rcss3d::config::Config::default().max_agent_frame;
+    let say = format!("(say {})", "a".repeat(limit - 10));
+    let mut worst: Vec<(&str, Vec<u8>)> = vec![
+        ("(x) repeated", xs(limit)),
+        ("() repeated", b"()".repeat(limit / 2)),
+        ("x repeated", b"x ".repeat(limit / 2)),
+        ("(he1 1) repeated", b"(he1 1)".repeat(limit / 7)),
+        ("one long say", say.into_bytes()),
+    ];
+    let mut mixed = xs(1000);
+    mixed.extend(format!("(say {})", "b".repeat(limit - 1100)).bytes());
+    worst.push(("(x) and a long say", mixed));
+    for (what, payload) in worst {
+        assert!(payload.len() <= limit, "{what}: {} bytes", payload.len());
+        let before = heap::live();
+        let parsed = rcss3d::sexp::parse(&payload);
+        let commands = rcss3d::command::decode_all(&parsed);
+        drop(parsed);
+        let peak = heap::peak() - before;
+        let held = heap::live() - before;
+        println!(
+            "{what}: {} commands, {held} bytes held, {peak} bytes at the peak",
+            commands.len()
+        );
+        assert!(held <= MAX_DECODED_BYTES, "{what}: {held} bytes held");
+        assert!(
+            peak <= 4 * MAX_DECODED_BYTES,
+            "{what}: {peak} bytes at the peak"
+        );
+        drop(commands);
+    }
+}
+
+/// What one monitor frame can make the server hold while its commands wait
+/// for their turn (the budget per monitor step): the decoded commands of
+/// the worst frames of the default limit.
+const MAX_DECODED_MONITOR_BYTES: isize = 96 * 1024;
+
+#[test]
+fn a_decoded_monitor_frame_holds_a_bounded_amount_of_memory() {
+    let limit = rcss3d::monitor::MonitorConfig::default().max_command_frame;
+    let worst: Vec<(&str, Vec<u8>)> = vec![
+        ("(x) repeated", xs(limit)),
+        ("() repeated", b"()".repeat(limit / 2)),
+        ("x repeated", b"x ".repeat(limit / 2)),
+        ("(dropBall) repeated", b"(dropBall)".repeat(limit / 10)),
+        (
+            "(ball (pos 1 2 3)) repeated",
+            b"(ball (pos 1 2 3))".repeat(limit / 18),
+        ),
+        (
+            "(kickOff xxxxx...) repeated",
+            format!("(kickOff {})", "x".repeat(200))
+                .repeat(limit / 210)
+                .into_bytes(),
+        ),
+    ];
+    for (what, payload) in worst {
+        assert!(payload.len() <= limit, "{what}: {} bytes", payload.len());
+        let before = heap::live();
+        let commands = rcss3d::monitor::parse_commands(&payload);
+        let peak = heap::peak() - before;
+        let held = heap::live() - before;
+        println!(
+            "monitor {what}: {} commands, {held} bytes held, {peak} bytes at the peak",
+            commands.len()
+        );
+        assert!(
+            held <= MAX_DECODED_MONITOR_BYTES,
+            "{what}: {held} bytes held"
+        );
+        assert!(
+            peak <= 2 * MAX_DECODED_MONITOR_BYTES,
+            "{what}: {peak} bytes at the peak"
+        );
+        drop(commands);
+    }
+}
+
+/// The README's figure for what one agent connection can make the server
+/// hold at most, with the default settings.
+const MAX_PER_CONNECTION_KB: u64 = 1300;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_agent_connection_holds_a_bounded_amount_of_memory() {
+    let _serial = ONE_SERVER_AT_A_TIME.lock().await;
+    const N: usize = 16;
+    let server = Server::spawn("memory", "");
+    let honest = Honest::start(&server).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before_kb = server.status_kb("VmRSS:");
+    // Each connection does the worst it can without being cut off: it has
+    // a robot in a team, never reads its frames (they queue up to
+    // `agent_queue`), and sends the largest messages the limits allow, as
+    // fast as TCP goes.
+    let mut payload = xs(1000);
+    payload.extend(format!("(say {})(syn)", "c".repeat(15_000)).bytes());
+    let message = frame(&payload);
+    let until = Instant::now() + FLOOD;
+    let mut tasks = Vec::new();
+    for i in 0..N {
+        let port = server.agent_port;
+        let message = message.clone();
+        // Eight more players for the honest agent's team, eight for the
+        // other; legal teams (at most 7 robots of a type, 3 types or more).
+        let (team, unum) = if i < 8 {
+            ("Honest", i + 2)
+        } else {
+            ("Other", i - 7)
+        };
+        let robot_type = i % 5;
+        tasks.push(tokio::spawn(async move {
+            let mut s = TcpStream::connect(("127.0.0.1", port))
+                .await
+                .expect("connect");
+            let scene = format!("(scene rsg/agent/nao/nao_hetero.rsg {robot_type})");
+            s.write_all(&frame(scene.as_bytes())).await.expect("scene");
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let init = format!("(init (unum {unum})(teamname {team}))");
+            s.write_all(&frame(init.as_bytes())).await.expect("init");
+            let mut open = true;
+            while Instant::now() < until {
+                let w = tokio::time::timeout(Duration::from_millis(200), s.write_all(&message));
+                if let Ok(Err(_)) = w.await {
+                    open = false;
+                    break;
+                }
+            }
+            (open, s)
+        }));
+    }
+    let mut still_open = 0;
+    let mut sockets = Vec::new();
+    for t in tasks {
+        let (open, s) = t.await.expect("flooder");
+        still_open += usize::from(open);
+        sockets.push(s);
+    }
+    let peak_kb = server.status_kb("VmHWM:");
+    drop(sockets);
+    let (gap, frames) = honest.finish().await;
+    let log = server.finish();
+    let joined = log.matches("agent joined").count();
+    assert_eq!(joined, N + 1, "every worst-case client joined a team");
+    let per_conn = peak_kb.saturating_sub(before_kb) / N as u64;
+    println!(
+        "{N} connections at their worst for {FLOOD:?} ({still_open} never cut off): RSS \
+         before {before_kb} kB, peak {peak_kb} kB, {per_conn} kB per connection; honest \
+         agent {frames} frames, max gap {gap:?}"
+    );
+    assert_eq!(still_open, N, "a connection within the limits was closed");
+    assert!(
+        per_conn <= MAX_PER_CONNECTION_KB,
+        "{per_conn} kB per connection"
+    );
+}
+
+/// The README's figure for what one monitor connection can make the server
+/// hold at most, with the default settings.
+const MAX_PER_MONITOR_KB: u64 = 400;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_monitor_connection_holds_a_bounded_amount_of_memory() {
+    let _serial = ONE_SERVER_AT_A_TIME.lock().await;
+    const N: usize = 16;
+    let server = Server::spawn("monitor-memory", "");
+    let honest = Honest::start(&server).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before_kb = server.status_kb("VmRSS:");
+    // Each monitor never reads (its queue of frames stays full) and sends
+    // the largest frames of the most elements the limits allow.
+    let probe = StallProbe::start();
+    let worst = frame(&b"()".repeat(32 * 1024 - 8));
+    let until = Instant::now() + FLOOD;
+    let mut tasks = Vec::new();
+    for _ in 0..N {
+        let port = server.monitor_port;
+        let worst = worst.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut s = TcpStream::connect(("127.0.0.1", port))
+                .await
+                .expect("monitor");
+            let mut open = true;
+            while Instant::now() < until {
+                let w = tokio::time::timeout(Duration::from_millis(200), s.write_all(&worst));
+                if let Ok(Err(_)) = w.await {
+                    open = false;
+                    break;
+                }
+            }
+            (open, s)
+        }));
+    }
+    let mut still_open = 0;
+    let mut sockets = Vec::new();
+    for t in tasks {
+        let (open, s) = t.await.expect("monitor flooder");
+        still_open += usize::from(open);
+        sockets.push(s);
+    }
+    let peak_kb = server.status_kb("VmHWM:");
+    drop(sockets);
+    let (gap, frames) = honest.finish().await;
+    let stall = probe.finish();
+    let _ = server.finish();
+    let per_conn = peak_kb.saturating_sub(before_kb) / N as u64;
+    println!(
+        "{N} monitors at their worst for {FLOOD:?} ({still_open} never cut off): RSS before \
+         {before_kb} kB, peak {peak_kb} kB, {per_conn} kB per connection; honest agent \
+         {frames} frames, max gap {gap:?}"
+    );
+    assert_eq!(still_open, N, "a monitor within the limits was closed");
+    assert!(
+        gap < MAX_GAP + stall,
+        "the honest agent waited {gap:?} for a frame (machine stalls {stall:?})"
+    );
+    assert!(
+        per_conn <= MAX_PER_MONITOR_KB,
+        "{per_conn} kB per connection"
+    );
+}
+
+#[tokio::test]
+async fn a_monitor_gets_a_bounded_number_of_commands_handled_and_killsim_still_arrives() {
+    use rcss3d::monitor::{MonitorCommand, MonitorConfig};
+    let cfg = MonitorConfig::default();
+    let budget = cfg.commands_per_step;
+    // The test takes each command as soon as it is forwarded, so only the
+    // monitor's budget slows them down.
+    let mut server = monitor_util::TestServer::start(cfg).await;
+    server.publish(monitor_util::snapshot(0, [0.0, 0.0], vec![]));
+    let mut s = TcpStream::connect(server.addr).await.expect("monitor");
+    // 600 commands, then `(killsim)`; no monitor step happens (a sync-mode
+    // server waiting for its agents): the budget comes back every 40 ms.
+    let t0 = Instant::now();
+    s.write_all(&frame("(dropBall)".repeat(300).as_bytes()))
+        .await
+        .expect("send");
+    for _ in 0..100 {
+        s.write_all(&frame(b"(dropBall)(dropBall)(dropBall)"))
+            .await
+            .expect("send");
+    }
+    s.write_all(&frame(b"(killsim)")).await.expect("send");
+    let mut handled = 0usize;
+    let mut at_400ms = None;
+    loop {
+        let r = tokio::time::timeout(Duration::from_secs(5), server.commands.recv())
+            .await
+            .expect("commands keep coming")
+            .expect("open");
+        if at_400ms.is_none() && t0.elapsed() >= Duration::from_millis(400) {
+            at_400ms = Some(handled);
+        }
+        if r.command == MonitorCommand::KillSim {
+            break;
+        }
+        handled += 1;
+    }
+    let took = t0.elapsed();
+    assert_eq!(handled, 600);
+    // 32 at once, then 32 every 40 ms at most: 352 in the first 400 ms.
+    let early = at_400ms.unwrap_or(handled);
+    assert!(
+        early <= budget * (400 / 40 + 1),
+        "{early} commands handled in the first 400 ms"
+    );
+    // 601 commands at 32 per 40 ms: about 0.75 s.
+    assert!(took < Duration::from_secs(2), "(killsim) took {took:?}");
+    assert!(
+        took >= Duration::from_millis(600),
+        "budget not applied: {took:?}"
+    );
+    server.stop().await;
+}

@@ -1,0 +1,452 @@
+//! Real clients never stall the server: the sync-mode handshake of a
+//! client that drives a whole team from one loop, `(killsim)` while the
+//! server waits at the sync barrier, idle connections that would hold the
+//! agent slots, out-of-range `(time ...)`, a referee move of a lying robot,
+//! and a reset connection. Every test runs the real TCP server.
+
+mod util;
+
+use std::time::{Duration, Instant};
+
+use rcss3d::config::Config;
+use rcss3d::monitor::client::MonitorClient;
+use util::{capture_logs, logs, test_config, wait_for_log, TestAgent, TestServer};
+
+/// Longest a test waits for a frame before it calls the server stalled.
+const STALL: Duration = Duration::from_secs(5);
+
+/// One agent of the one-loop client.
+struct LoopAgent {
+    agent: TestAgent,
+    unum: u8,
+    /// Frames read so far.
+    frames: usize,
+    /// The GS naming its own number has arrived.
+    joined: bool,
+}
+
+/// A client that drives all its agents from one loop, the way a team
+/// script written in one process does: every round it reads one frame of
+/// each agent in turn (blocking) and answers it. A new agent is connected
+/// at the end of a round with `scene` and nothing else; once its first
+/// frame has come it sends `init` alone, and then nothing at all until it
+/// reads a frame whose GS shows its number (FCPCodebase-style clients wait
+/// for that before acting). From then on it answers every frame with
+/// `(syn)`. Returns the number of rounds played with all eleven agents.
+async fn one_loop_team(server: &TestServer, team: &str) -> usize {
+    let mut agents: Vec<LoopAgent> = Vec::new();
+    let mut rounds_with_all = 0;
+    let mut round = 0;
+    let mut waiting_rounds = 0;
+    while rounds_with_all < 15 {
+        round += 1;
+        assert!(
+            round < 400 && waiting_rounds < 200,
+            "{team}: no progress after {round} rounds"
+        );
+        for a in agents.iter_mut() {
+            // A new agent's first frame comes a cycle or two after its
+            // `scene`, once the others have answered: poll for it rather
+            // than block the whole loop on it.
+            if a.frames == 0 {
+                match a.agent.try_recv(Duration::from_millis(1)).await {
+                    Some(_) => {
+                        a.frames = 1;
+                        a.agent
+                            .send(&format!("(init (unum {})(teamname {team}))", a.unum))
+                            .await;
+                    }
+                    None => waiting_rounds += 1,
+                }
+                continue;
+            }
+            let Some(frame) = a.agent.try_recv(STALL).await else {
+                panic!(
+                    "{team}: agent {} waited {STALL:?} for frame {} in round {round}: the server stalled",
+                    a.unum,
+                    a.frames + 1
+                );
+            };
+            a.frames += 1;
+            if frame.contains(&format!("(GS (unum {})", a.unum)) {
+                a.joined = true;
+            }
+            if a.joined {
+                a.agent.send("(he1 0.5)(syn)").await;
+            }
+        }
+        if agents.len() == 11 && agents.iter().all(|a| a.joined) {
+            rounds_with_all += 1;
+        }
+        // A new agent every third round until there are eleven, at the end
+        // of a round: its first frame comes once the others have answered.
+        if agents.len() < 11 && round % 3 == 1 {
+            // A legal team: at most 7 robots of one type, at least 3 types.
+            const TYPES: [u8; 11] = [0, 1, 1, 1, 2, 3, 3, 3, 4, 4, 4];
+            let mut a = server.agent().await;
+            a.send(&format!(
+                "(scene rsg/agent/nao/nao_hetero.rsg {})",
+                TYPES[agents.len()]
+            ))
+            .await;
+            agents.push(LoopAgent {
+                agent: a,
+                unum: agents.len() as u8 + 1,
+                frames: 0,
+                joined: false,
+            });
+        }
+    }
+    rounds_with_all
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_one_loop_client_with_eleven_new_agents_never_stalls_the_sync_barrier() {
+    capture_logs();
+    // Many runs: the handshake used to stall depending on how the client's
+    // messages and the server's cycles interleaved.
+    for run in 0..6 {
+        // The reference's grace period: new agents never hold up a cycle
+        // during their first five frames.
+        let server = TestServer::start(Config {
+            sync_wait_for_agents: 0,
+            ..test_config()
+        })
+        .await;
+        let rounds = one_loop_team(&server, &format!("Loop{run}")).await;
+        assert_eq!(rounds, 15);
+        server.stop().await;
+    }
+}
+
+/// Sends `(killsim)` and returns how long the server took to end.
+async fn killsim(server: &TestServer) -> Duration {
+    let mut mon = MonitorClient::connect(server.monitor_addr)
+        .await
+        .expect("monitor");
+    let t0 = Instant::now();
+    mon.send("(killsim)").await.expect("send");
+    while !server.finished() && t0.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    t0.elapsed()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killsim_ends_a_sync_server_waiting_for_its_first_agent() {
+    capture_logs();
+    let server = TestServer::start(test_config()).await;
+    // Let the server reach the barrier (no agent: it waits for one).
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let took = killsim(&server).await;
+    assert!(server.finished(), "still running {took:?} after (killsim)");
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killsim_ends_a_sync_server_waiting_for_a_silent_agent() {
+    capture_logs();
+    let server = TestServer::start(test_config()).await;
+    let mut a = server.agent().await;
+    a.join("Silent", 1, 0).await;
+    for _ in 0..10 {
+        a.cycle("").await;
+    }
+    // The agent owes an answer and never sends it: the server waits.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let took = killsim(&server).await;
+    assert!(server.finished(), "still running {took:?} after (killsim)");
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+    assert!(a.closed_within(Duration::from_secs(2)).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_are_closed_and_a_real_agent_can_then_join() {
+    capture_logs();
+    let server = TestServer::start(Config {
+        max_agents: 7,
+        agent_idle_timeout_secs: 1.0,
+        ..test_config()
+    })
+    .await;
+    let mut witness = server.agent().await;
+    witness.join("Idle", 1, 0).await;
+    let mut hung = server.agent().await;
+    let witness = witness.autosync();
+    hung.join("Idle", 3, 0).await;
+    // Six connections that keep the server waiting, one of each kind: an
+    // agent in a team that stops in the middle of a frame (the sync
+    // barrier waits for it), and five that never join.
+    let mut idle = Vec::new();
+    hung.send_raw(&[0, 0, 0, 40, b'(', b's']).await;
+    idle.push(hung);
+    let silent = server.agent().await;
+    idle.push(silent);
+    let mut half = server.agent().await;
+    half.send_raw(&[0, 0, 0, 40, b'(', b's']).await;
+    idle.push(half);
+    let mut garbage = server.agent().await;
+    garbage.send("(he1 1)(syn)").await;
+    idle.push(garbage);
+    let mut bad_scene = server.agent().await;
+    bad_scene.send("(scene rsg/agent/nosuch.rsg)").await;
+    idle.push(bad_scene);
+    let mut no_init = server.agent().await;
+    no_init.send("(scene rsg/agent/nao/nao_hetero.rsg 0)").await;
+    idle.push(no_init);
+    // All seven slots are taken: a real agent is turned away.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut refused = server.agent().await;
+    assert!(
+        refused.closed_within(Duration::from_millis(500)).await,
+        "the eighth connection must be refused"
+    );
+    // After the timeout every idle connection is closed...
+    let t0 = Instant::now();
+    for (i, c) in idle.iter_mut().enumerate() {
+        assert!(
+            c.closed_within(Duration::from_secs(4)).await,
+            "idle connection {i} still open after {:?}",
+            t0.elapsed()
+        );
+    }
+    assert!(
+        t0.elapsed() < Duration::from_secs(3),
+        "closed after {:?}",
+        t0.elapsed()
+    );
+    for what in ["a `scene`", "an `init`", "frame unfinished"] {
+        assert!(
+            logs().contains(what),
+            "no log line naming {what}:\n{}",
+            logs()
+        );
+    }
+    // ... and a real agent joins.
+    let mut real = server.agent().await;
+    let (side, unum) = real.join("Idle", 2, 0).await;
+    assert_eq!((side.as_str(), unum), ("left", 2));
+    witness.abort();
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_waiting_for_a_scripted_start_is_not_idle() {
+    capture_logs();
+    let server = TestServer::start(Config {
+        agent_idle_timeout_secs: 0.5,
+        sync_wait_for_agents: 2,
+        ..test_config()
+    })
+    .await;
+    let mut first = server.agent().await;
+    first
+        .send("(scene rsg/agent/nao/nao_hetero.rsg 0)(syn)")
+        .await;
+    // The server waits for the second agent, four idle timeouts long: the
+    // first one is waiting for the server, not the other way round.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut second = server.agent().await;
+    second
+        .send("(scene rsg/agent/nao/nao_hetero.rsg 0)(syn)")
+        .await;
+    first.recv().await;
+    second.recv().await;
+    first.send("(init (unum 1)(teamname Wait))(syn)").await;
+    second.send("(init (unum 2)(teamname Wait))(syn)").await;
+    for _ in 0..5 {
+        first.recv().await;
+        second.recv().await;
+        first.send("(syn)").await;
+        second.send("(syn)").await;
+    }
+    server.stop().await;
+}
+
+/// The game time of the newest frame (`(t X)` in GS).
+fn game_time(frame: &str) -> f32 {
+    let i = frame.find("(t ").expect("t") + 3;
+    frame[i..i + frame[i..].find(')').expect(")")]
+        .parse()
+        .expect("number")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn out_of_range_time_from_a_monitor_is_refused() {
+    capture_logs();
+    let server = TestServer::start(test_config()).await;
+    let mut a = server.agent().await;
+    a.join("Clock", 1, 0).await;
+    let mut mon = MonitorClient::connect(server.monitor_addr)
+        .await
+        .expect("monitor");
+    for bad in [
+        "(time 1e30)",
+        "(time 10001)",
+        "(time -1)",
+        "(time nan)",
+        "(time inf)",
+    ] {
+        mon.send(bad).await.expect("send");
+    }
+    mon.send("(time 5)").await.expect("send");
+    // Commands are applied in the read phase; give them a few cycles.
+    let mut f = String::new();
+    for _ in 0..20 {
+        f = a.cycle("").await;
+        if game_time(&f) >= 5.0 {
+            break;
+        }
+    }
+    let t = game_time(&f);
+    assert!((5.0..5.5).contains(&t), "game time {t} in {f}");
+    assert!(!f.contains("GameOver"), "{f}");
+    assert!(wait_for_log("bad time value").await, "refusal logged");
+    server.stop().await;
+}
+
+/// The torso of the right team's robot in the final snapshot of a run:
+/// its centre and the z component of its up axis (1 upright, ~0 lying).
+fn right_torso(summary: &rcss3d::sim::driver::RunSummary) -> (nalgebra::Vector3<f32>, f32) {
+    let r = summary
+        .last
+        .robots
+        .iter()
+        .find(|r| r.side == Some(rcss3d::rules::Side::Right))
+        .expect("right robot in the final snapshot");
+    let torso = r
+        .parts
+        .iter()
+        .find(|p| &*p.name == "torso")
+        .expect("torso part");
+    let up = torso.pose.rotation * nalgebra::Vector3::z();
+    (torso.pose.translation.vector, up.z)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lying_robot_moved_by_the_referee_is_still_lying() {
+    capture_logs();
+    let server = TestServer::start(test_config()).await;
+    let mut a = server.agent().await;
+    let (side, _) = a.join("Lying", 1, 0).await;
+    assert_eq!(side, "left");
+    let mut r = server.agent().await;
+    let witness = a.autosync();
+    r.join("Lying2", 1, 0).await;
+    // The right robot throws itself over by swinging both hips fast.
+    let mut lying_frames = 0;
+    for i in 0..300 {
+        let cmd = if i < 40 {
+            "(lle3 6)(rle3 6)"
+        } else {
+            "(lle3 0)(rle3 0)"
+        };
+        let f = r.cycle(cmd).await;
+        // At rest the accelerometer reads gravity's reaction in the torso
+        // frame: +9.81 along z upright, less the more the torso is tilted.
+        let acc_z = acc(&f).z;
+        lying_frames = if acc_z < 4.0 { lying_frames + 1 } else { 0 };
+        if lying_frames >= 25 {
+            break;
+        }
+    }
+    assert!(lying_frames >= 25, "the robot did not come to lie still");
+    // The trainer drags it, lying, into the left half; before kick-off the
+    // referee clears every team from the opponent's half (soccer-rules
+    // §8.2), so it moves the robot back in the next referee cycle.
+    let mut mon = MonitorClient::connect(server.monitor_addr)
+        .await
+        .expect("monitor");
+    mon.send("(agent (team Right)(unum 1)(pos -3 0 0.2))")
+        .await
+        .expect("send");
+    // The server waits for this agent's answer, so the command is carried
+    // out in the next read phase; three cycles later the server stops.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    for _ in 0..3 {
+        r.cycle("").await;
+    }
+    let _w = witness.stop().await;
+    let summary = server.stop().await;
+    drop(r);
+    let (pos, up_z) = right_torso(&summary);
+    assert!(
+        pos.x > 1.0,
+        "the right robot was not moved out of the left half: {pos:?}"
+    );
+    assert!(
+        up_z < 0.5,
+        "the moved robot stands upright (torso up.z = {up_z})"
+    );
+}
+
+/// The ACC vector of a frame.
+fn acc(frame: &str) -> nalgebra::Vector3<f32> {
+    let key = "(ACC (n torso) (a ";
+    let i = frame.find(key).expect("ACC") + key.len();
+    let v: Vec<f32> = frame[i..i + frame[i..].find(')').expect(")")]
+        .split(' ')
+        .map(|x| x.parse().expect("number"))
+        .collect();
+    nalgebra::Vector3::new(v[0], v[1], v[2])
+}
+
+/// SO_LINGER 0: closing the socket sends an RST instead of a FIN. (Tokio
+/// deprecates linger because a non-zero one blocks on drop; zero does not.)
+#[allow(deprecated)]
+fn reset_on_drop(s: &tokio::net::TcpStream) {
+    s.set_linger(Some(Duration::ZERO)).expect("linger");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_connection_is_an_ordinary_disconnect() {
+    capture_logs();
+    let server = TestServer::start(test_config()).await;
+    let mut a = server.agent().await;
+    a.join("Reset", 1, 0).await;
+    let mut b = server.agent().await;
+    let a = a.autosync();
+    b.join("Reset", 2, 0).await;
+    let peer = b.stream.local_addr().expect("addr").to_string();
+    // Half a frame buffered, then an RST (linger 0) instead of a FIN.
+    b.send_raw(&[0, 0, 0, 30, b'(', b's']).await;
+    reset_on_drop(&b.stream);
+    drop(b);
+    let mon = tokio::net::TcpStream::connect(server.monitor_addr)
+        .await
+        .expect("monitor");
+    let mon_peer = mon.local_addr().expect("addr").to_string();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    reset_on_drop(&mon);
+    drop(mon);
+    assert!(wait_for_log(&format!("peer={peer}")).await);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let text = logs();
+        let mine: Vec<&str> = text.lines().filter(|l| l.contains(&peer)).collect();
+        if mine.iter().any(|l| l.contains("agent disconnected")) {
+            assert!(
+                mine.iter()
+                    .all(|l| !l.contains("WARN") && !l.contains("bad frame")),
+                "a reset is not bad input: {mine:#?}"
+            );
+            assert!(
+                mine.iter()
+                    .any(|l| l.contains("INFO") && l.contains("closed by peer")),
+                "{mine:#?}"
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "no disconnect line: {mine:#?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let text = logs();
+    let mon_lines: Vec<&str> = text.lines().filter(|l| l.contains(&mon_peer)).collect();
+    assert!(
+        mon_lines.iter().all(|l| !l.contains("WARN")),
+        "{mon_lines:#?}"
+    );
+    a.abort();
+    server.stop().await;
+}
