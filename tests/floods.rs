@@ -66,7 +66,7 @@ impl Server {
             ),
         )
         .expect("config");
-        // The log goes to stdout (and the results summary at the end).
+        // Logs go to stderr, the results summary to stdout: both to one file.
         let log = dir.join("server.log");
         let out = std::fs::File::create(&log).expect("log file");
         let child = Command::new(env!("CARGO_BIN_EXE_rcss3d"))
