@@ -86,9 +86,6 @@ struct Agent {
     synced: bool,
     /// Any message received since the last prepare phase (grace period).
     got_message: bool,
-    /// The agent has answered a frame with `(syn)`: its grace period is
-    /// over, every later frame waits for its answer.
-    in_lockstep: bool,
     /// The connection has gone; the robot leaves in the next step.
     closing: bool,
     /// A scene request that failed or was refused; excluded from the sync
@@ -312,7 +309,6 @@ impl Simulation {
                 frames_sent: 0,
                 synced: false,
                 got_message: false,
-                in_lockstep: false,
                 closing: false,
                 scene_failed: false,
                 pending_scene: None,
@@ -420,12 +416,7 @@ impl Simulation {
                         format_args!("command before the robot exists dropped: {cmd:?}"),
                     );
                 }
-                Command::Syn => {
-                    agent.synced = true;
-                    if agent.frames_sent > 0 {
-                        agent.in_lockstep = true;
-                    }
-                }
+                Command::Syn => agent.synced = true,
                 Command::Hinge { name, speed } => {
                     let (Some(robot), Some(model)) = (agent.robot, agent.model.clone()) else {
                         continue;
@@ -501,8 +492,7 @@ impl Simulation {
     /// keeps sync-mode logs independent of wall time).
     ///
     /// During its first `sync_grace_frames` frames a new agent counts as
-    /// answered whether it sent anything or not, as in the reference, until
-    /// it answers one with `(syn)` (so a
+    /// answered whether it sent anything or not, as in the reference (so a
     /// client that drives several agents from one loop, and sends nothing
     /// for a new one until it has read that one's next frame, never stalls
     /// the server). A scripted start (`sync_wait_for_agents` > 0) instead
@@ -525,16 +515,8 @@ impl Simulation {
             if a.frames_sent == 0 {
                 continue;
             }
-            let grace = u64::from(self.cfg.sync_grace_frames);
-            let answered = if !scripted {
-                // Synced, or still in the grace period: the first `grace`
-                // frames, until the agent answers one of them with `(syn)`.
-                // An agent that answers from its first frame on is waited
-                // for from then on, so it never falls behind frames sent
-                // without waiting for it.
-                a.synced || (a.frames_sent <= grace && !a.in_lockstep)
-            } else if a.frames_sent <= grace {
-                a.synced || a.got_message
+            let answered = if a.frames_sent <= u64::from(self.cfg.sync_grace_frames) {
+                !scripted || a.synced || a.got_message
             } else {
                 a.synced
             };
