@@ -9,7 +9,7 @@
 
 use nalgebra::{Isometry3, Translation3, Vector3};
 
-use super::{JointRef, RobotHandle, World};
+use super::{RobotHandle, World};
 
 impl World {
     /// Translates every part of robot `h` so that its torso centre ends at
@@ -49,18 +49,6 @@ impl World {
                 rb.reset_torques(true);
             }
         }
-        if let Some(JointRef::Multibody(mh)) = r.joints.first().copied() {
-            if let Some((mb, _)) = self.multibody_joints.get_mut(mh) {
-                mb.generalized_velocity_mut().fill(0.0);
-                mb.forward_kinematics(&self.bodies, true);
-                mb.update_rigid_bodies(&mut self.bodies, false);
-            }
-        }
-        if let Some(r) = self.robots.get_mut(&h) {
-            for f in r.foot_result.iter_mut() {
-                *f = None;
-            }
-        }
-        self.mark_ghosts(h);
+        self.settle_after_move(h);
     }
 }

@@ -286,7 +286,15 @@ impl World {
                 rb.reset_torques(true);
             }
         }
-        if let Some(JointRef::Multibody(mh)) = r.joints.first().copied() {
+        self.settle_after_move(h);
+    }
+
+    /// After a robot's bodies were moved by hand: its articulation state
+    /// follows the bodies with zero joint velocities, its foot sensors
+    /// forget the old contacts, and robots it now overlaps become ghosts.
+    pub(super) fn settle_after_move(&mut self, h: RobotHandle) {
+        let first = self.robots.get(&h).and_then(|r| r.joints.first().copied());
+        if let Some(JointRef::Multibody(mh)) = first {
             if let Some((mb, _)) = self.multibody_joints.get_mut(mh) {
                 mb.generalized_velocity_mut().fill(0.0);
                 mb.forward_kinematics(&self.bodies, true);
