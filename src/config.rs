@@ -77,10 +77,11 @@ pub struct Config {
     /// within this many milliseconds (logged). Default `None` = wait
     /// forever, as the reference does.
     pub sync_timeout_ms: Option<u64>,
-    /// Sync mode only: during its first this many frames a new agent does
-    /// not hold up the cycle, whether it answers or not (the reference's
-    /// grace period, so clients can build their robot and join; counted
-    /// from the first frame sent). With `sync_wait_for_agents` set, each
+    /// Sync mode only: a new agent does not hold up the cycle, whether it
+    /// answers or not, until it first answers with `(syn)` or this many
+    /// frames after it joined its team (the reference's grace period, so
+    /// clients can build their robot and join; the reference counts from
+    /// the connection). With `sync_wait_for_agents` set, each
     /// of these frames waits for some message (not necessarily `(syn)`)
     /// instead, which keeps scripted starts reproducible. Default 5.
     pub sync_grace_frames: u32,

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use rcss3d::config::Config;
 use rcss3d::monitor::client::MonitorClient;
-use util::{capture_logs, logs, test_config, wait_for_log, TestAgent, TestServer};
+use util::{capture_logs, logs, now, test_config, wait_for_log, TestAgent, TestServer};
 
 /// Longest a test waits for a frame before it calls the server stalled.
 const STALL: Duration = Duration::from_secs(5);
@@ -117,6 +117,43 @@ async fn a_one_loop_client_with_eleven_new_agents_never_stalls_the_sync_barrier(
         assert_eq!(rounds, 15);
         server.stop().await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_in_lockstep_from_its_first_frame_never_gets_frames_ahead_of_its_answers() {
+    // A replay or training client: `scene`, then from its first frame on
+    // it answers every frame with `(syn)`. Once it has answered, the
+    // server waits for it: it never finds frames queued that were sent
+    // without waiting for its answer, so its percepts stay in step with
+    // its commands.
+    let server = TestServer::start(Config {
+        sync_wait_for_agents: 0,
+        ..test_config()
+    })
+    .await;
+    let mut a = server.agent().await;
+    a.send("(scene rsg/agent/nao/nao_hetero.rsg 0)").await;
+    let first = a.recv().await;
+    a.send("(init (unum 1)(teamname Step))(syn)").await;
+    let mut last = now(&first);
+    for answered in 1..=10 {
+        // Slower than the server: every frame the server could send
+        // without waiting would pile up here.
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        let frame = a.recv().await;
+        assert!(
+            a.try_recv(Duration::from_millis(60)).await.is_none(),
+            "a second frame queued after {answered} answers"
+        );
+        let t = now(&frame);
+        assert!(
+            (t - last - 0.02).abs() < 1e-3,
+            "time went from {last} to {t} after {answered} answers"
+        );
+        last = t;
+        a.send("(syn)").await;
+    }
+    server.stop().await;
 }
 
 /// Sends `(killsim)` and returns how long the server took to end.

@@ -17,7 +17,7 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::{BufMut, Bytes, BytesMut};
@@ -35,7 +35,7 @@ use super::command::{parse_commands, MonitorCommand};
 use super::config::MonitorConfig;
 use super::frame::{ConsumerState, FrameBuilder};
 use crate::net::framing::is_disconnect;
-use crate::net::log_limit::LogLimit;
+use crate::net::log_limit::{LogLimit, SharedLogLimit};
 use crate::sim::snapshot::WorldSnapshot;
 
 /// A command from one monitor connection, for the simulation to carry out
@@ -72,7 +72,7 @@ pub async fn serve(
     let mut tasks = JoinSet::new();
     let mut next_id = 0u64;
     // Connection lines (accepted, refused, closed) of all monitors.
-    let conn_log = Arc::new(Mutex::new(LogLimit::for_clients()));
+    let conn_log = Arc::new(SharedLogLimit::for_clients());
     tokio::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
@@ -85,7 +85,7 @@ pub async fn serve(
             Ok(a) => a,
             Err(err) => {
                 // Typically out of file descriptors: back off, keep serving.
-                if let Some(skipped) = admit(&conn_log) {
+                if let Some(skipped) = conn_log.admit("accept failed") {
                     warn!(cause = %err, skipped, "monitor accept failed");
                 }
                 tokio::time::sleep(Duration::from_millis(100)).await;
@@ -94,7 +94,7 @@ pub async fn serve(
         };
         next_id += 1;
         if tasks.len() >= cfg.max_monitors {
-            if let Some(skipped) = admit(&conn_log) {
+            if let Some(skipped) = conn_log.admit("refused") {
                 warn!(%peer, limit = cfg.max_monitors, skipped, "too many monitors; connection closed");
             }
             drop(stream);
@@ -126,21 +126,12 @@ struct Connection {
     cfg: Arc<MonitorConfig>,
     builder: Arc<FrameBuilder>,
     cancel: CancellationToken,
-    conn_log: SharedLogLimit,
-}
-
-/// One [`LogLimit`] shared by several connections.
-type SharedLogLimit = Arc<Mutex<LogLimit>>;
-
-/// Whether a line may be written now, and how many were left out before it.
-fn admit(limit: &SharedLogLimit) -> Option<u64> {
-    let mut l = limit.lock().unwrap_or_else(|e| e.into_inner());
-    l.admit(Instant::now())
+    conn_log: Arc<SharedLogLimit>,
 }
 
 impl Connection {
     async fn run(self, stream: TcpStream) {
-        if let Some(skipped) = admit(&self.conn_log) {
+        if let Some(skipped) = self.conn_log.admit("connected") {
             info!(skipped, "monitor connected");
         }
         let _ = stream.set_nodelay(true);
@@ -171,7 +162,7 @@ impl Connection {
         }
         self.cancel.cancel();
         let _ = socket.await;
-        if let Some(skipped) = admit(&self.conn_log) {
+        if let Some(skipped) = self.conn_log.admit("disconnected") {
             info!(peer = %self.peer, skipped, "monitor disconnected");
         }
     }

@@ -6,6 +6,8 @@
 //! left out since the previous one, so the log still says how much
 //! happened. Time is passed in, so it is testable.
 
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// A token bucket over log lines.
@@ -71,6 +73,38 @@ impl LogLimit {
     }
 }
 
+/// One [`LogLimit`] per kind of line, shared by many connections.
+///
+/// A flood of one kind of line (connections accepted or refused, say)
+/// must not hide a line of another kind (a connection closed because it
+/// idled), so each kind has its own bucket. Kinds are the call sites'
+/// static names, so the map stays as small as the code that logs.
+#[derive(Debug)]
+pub struct SharedLogLimit {
+    make: fn() -> LogLimit,
+    kinds: Mutex<BTreeMap<&'static str, LogLimit>>,
+}
+
+impl SharedLogLimit {
+    /// Every kind limited as [`LogLimit::for_clients`].
+    pub fn for_clients() -> SharedLogLimit {
+        SharedLogLimit {
+            make: LogLimit::for_clients,
+            kinds: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// Whether a line of `kind` may be written now: `Some(n)` with the
+    /// number of lines of that kind left out before it.
+    pub fn admit(&self, kind: &'static str) -> Option<u64> {
+        let mut kinds = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+        kinds
+            .entry(kind)
+            .or_insert_with(self.make)
+            .admit(Instant::now())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,5 +143,16 @@ mod tests {
         }
         // 60 s: the burst of 10 plus one per second.
         assert!((60..=71).contains(&written), "{written} lines");
+    }
+
+    #[test]
+    fn a_flood_of_one_kind_does_not_hide_another_kind() {
+        let shared = SharedLogLimit::for_clients();
+        let written = (0..1000)
+            .filter(|_| shared.admit("refused").is_some())
+            .count();
+        assert!(written <= 11, "{written} refusal lines");
+        assert_eq!(shared.admit("idle"), Some(0));
+        assert_eq!(shared.admit("refused"), None);
     }
 }

@@ -14,11 +14,12 @@
 //! [`MAX_COMMANDS_PER_CYCLE`] commands a cycle. A connection that keeps the server
 //! waiting (no team joined, a frame left unfinished) is closed after
 //! `agent_idle_timeout_secs`. Lines about connections that never joined a
-//! team share one [`LogLimit`], so a connection flood cannot flood the log.
+//! team go through one [`SharedLogLimit`] (a bucket per kind of line), so a
+//! connection flood cannot flood the log nor hide the other kinds.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -34,7 +35,7 @@ use crate::command::{decode_all, Command};
 use crate::config::Config;
 use crate::net::framing::is_disconnect;
 use crate::net::handshake::JoinDeadline;
-use crate::net::log_limit::LogLimit;
+use crate::net::log_limit::SharedLogLimit;
 use crate::net::rate::ByteBudget;
 use crate::sexp::{parse, ParseError, MAX_NODES};
 use crate::sim::driver::{AgentStatus, ConnId, Input, InputSender};
@@ -52,17 +53,6 @@ pub const MAX_PENDING_MESSAGES: usize = 8;
 /// agent that sends more before its `(syn)` holds up the cycle.)
 pub const MAX_COMMANDS_PER_CYCLE: usize = 256;
 
-/// Log lines about connections that have not joined a team (accepted,
-/// refused, closed), shared by all of them.
-type SharedLogLimit = Arc<Mutex<LogLimit>>;
-
-/// Whether a line about an anonymous connection may be written now, and
-/// how many were left out before it.
-fn admit(limit: &SharedLogLimit) -> Option<u64> {
-    let mut l = limit.lock().unwrap_or_else(|e| e.into_inner());
-    l.admit(Instant::now())
-}
-
 /// Accepts agent connections until `shutdown` turns true.
 /// `cycle` is the simulation's cycle counter (for the per-cycle budget).
 pub async fn accept_agents(
@@ -74,7 +64,7 @@ pub async fn accept_agents(
 ) {
     let next_id = AtomicU64::new(1);
     let active = Arc::new(AtomicUsize::new(0));
-    let anonymous_log: SharedLogLimit = Arc::new(Mutex::new(LogLimit::for_clients()));
+    let anonymous_log = Arc::new(SharedLogLimit::for_clients());
     loop {
         let accepted = tokio::select! {
             r = listener.accept() => r,
@@ -83,7 +73,7 @@ pub async fn accept_agents(
         let (stream, peer) = match accepted {
             Ok(x) => x,
             Err(e) => {
-                if let Some(skipped) = admit(&anonymous_log) {
+                if let Some(skipped) = anonymous_log.admit("accept failed") {
                     warn!(cause = %e, skipped, "agent accept failed");
                 }
                 // Out of file descriptors and similar: do not spin.
@@ -93,7 +83,7 @@ pub async fn accept_agents(
         };
         let conn = next_id.fetch_add(1, Ordering::Relaxed);
         if active.load(Ordering::Relaxed) >= cfg.max_agents {
-            if let Some(skipped) = admit(&anonymous_log) {
+            if let Some(skipped) = anonymous_log.admit("refused") {
                 warn!(conn, %peer, max = cfg.max_agents, skipped, "too many agent connections; refusing");
             }
             drop(stream);
@@ -128,7 +118,7 @@ struct Handler {
     inputs: InputSender,
     cfg: Arc<Config>,
     shutdown: watch::Receiver<bool>,
-    anonymous_log: SharedLogLimit,
+    anonymous_log: Arc<SharedLogLimit>,
     /// The agent is in a team: its lines are always written.
     joined: bool,
     /// The simulation's cycle counter.
@@ -138,11 +128,11 @@ struct Handler {
 impl Handler {
     /// `Some(skipped)` when a line may be written: always for an agent in
     /// a team, through the shared limit for the others.
-    fn may_log(&self) -> Option<u64> {
+    fn may_log(&self, kind: &'static str) -> Option<u64> {
         if self.joined {
             Some(0)
         } else {
-            admit(&self.anonymous_log)
+            self.anonymous_log.admit(kind)
         }
     }
 
@@ -173,7 +163,7 @@ impl Handler {
         // Commands handed to the simulation in cycle `budget_cycle`.
         let mut budget_cycle = u64::MAX;
         let mut spent = 0usize;
-        if let Some(skipped) = self.may_log() {
+        if let Some(skipped) = self.may_log("connected") {
             info!(skipped, "agent connected");
         }
         if self
@@ -227,7 +217,7 @@ impl Handler {
                     None => break "closed by peer".into(),
                     Some(Err(e)) if is_disconnect(&e) => break format!("closed by peer ({e})"),
                     Some(Err(e)) => {
-                        if let Some(skipped) = self.may_log() {
+                        if let Some(skipped) = self.may_log("bad frame") {
                             warn!(cause = %e, skipped, "bad frame from agent; closing connection");
                         }
                         break format!("bad frame: {e}");
@@ -236,7 +226,7 @@ impl Handler {
                         partial_since = None;
                         if let Some(b) = budget.as_mut() {
                             if !b.take(payload.len() + 4, Instant::now()) {
-                                if let Some(skipped) = self.may_log() {
+                                if let Some(skipped) = self.may_log("over rate") {
                                     warn!(limit = rate, skipped, "agent over its inbound byte rate; closing connection");
                                 }
                                 break format!("over the inbound rate of {rate} bytes/s");
@@ -247,7 +237,7 @@ impl Handler {
                         }
                         let parsed = parse(&payload);
                         if let Some(ParseError::TooManyNodes { .. }) = parsed.error {
-                            if let Some(skipped) = self.may_log() {
+                            if let Some(skipped) = self.may_log("too many elements") {
                                 warn!(bytes = payload.len(), max = MAX_NODES, skipped, "message with too many elements from agent; closing connection");
                             }
                             break format!("more than {MAX_NODES} elements in one message");
@@ -275,13 +265,13 @@ impl Handler {
                     let secs = idle.map(|d| d.as_secs_f32()).unwrap_or(0.0);
                     if join.deadline().is_some_and(|d| d <= now) {
                         let awaited = join.awaited();
-                        if let Some(skipped) = self.may_log() {
+                        if let Some(skipped) = self.may_log("kept waiting") {
                             warn!(seconds = secs, skipped, "agent kept the server waiting for {awaited}; closing connection");
                         }
                         break format!("no {awaited} within {secs} s");
                     }
                     if unfinished.is_some_and(|d| d <= now) && !frames.read_buffer().is_empty() {
-                        if let Some(skipped) = self.may_log() {
+                        if let Some(skipped) = self.may_log("frame unfinished") {
                             warn!(seconds = secs, buffered = frames.read_buffer().len(), skipped, "agent left a frame unfinished; closing connection");
                         }
                         break format!("frame unfinished for {secs} s");
@@ -290,7 +280,7 @@ impl Handler {
                 _ = self.shutdown.changed() => break "server shutdown".into(),
             }
         };
-        if let Some(skipped) = self.may_log() {
+        if let Some(skipped) = self.may_log("disconnected") {
             info!(%reason, skipped, "agent disconnected");
         }
         // Dropping the write half (with the task) closes the socket.

@@ -86,6 +86,12 @@ struct Agent {
     synced: bool,
     /// Any message received since the last prepare phase (grace period).
     got_message: bool,
+    /// The agent has answered a frame with `(syn)`: its grace period is
+    /// over, every later frame waits for its answer.
+    in_lockstep: bool,
+    /// `frames_sent` when the agent joined its team (the next frame is the
+    /// first whose GS names its number).
+    joined_at_frame: Option<u64>,
     /// The connection has gone; the robot leaves in the next step.
     closing: bool,
     /// A scene request that failed or was refused; excluded from the sync
@@ -309,6 +315,8 @@ impl Simulation {
                 frames_sent: 0,
                 synced: false,
                 got_message: false,
+                in_lockstep: false,
+                joined_at_frame: None,
                 closing: false,
                 scene_failed: false,
                 pending_scene: None,
@@ -416,7 +424,10 @@ impl Simulation {
                         format_args!("command before the robot exists dropped: {cmd:?}"),
                     );
                 }
-                Command::Syn => agent.synced = true,
+                Command::Syn => {
+                    agent.synced = true;
+                    agent.in_lockstep |= agent.frames_sent > 0;
+                }
                 Command::Hinge { name, speed } => {
                     let (Some(robot), Some(model)) = (agent.robot, agent.model.clone()) else {
                         continue;
@@ -491,12 +502,18 @@ impl Simulation {
     /// no such agent the cycle waits (the reference free-runs; waiting
     /// keeps sync-mode logs independent of wall time).
     ///
-    /// During its first `sync_grace_frames` frames a new agent counts as
-    /// answered whether it sent anything or not, as in the reference (so a
-    /// client that drives several agents from one loop, and sends nothing
-    /// for a new one until it has read that one's next frame, never stalls
-    /// the server). A scripted start (`sync_wait_for_agents` > 0) instead
-    /// waits for some message in answer to each of those frames, so the
+    /// A new agent counts as answered, whether it sent anything or not, as
+    /// in the reference's grace period, until it answers a frame with
+    /// `(syn)` (from then on it is waited for, so an agent in lockstep from
+    /// its first frame never reads frames sent ahead of it), but no longer
+    /// than `sync_grace_frames` frames after the one that told it its
+    /// number. The reference counts its grace from the connection; counting
+    /// from the team join is more forgiving and never stalls a client that
+    /// drives several agents from one loop and answers a new agent's frames
+    /// only once it has seen its number (a connection that never joins is
+    /// closed by the idle timeout). A scripted start
+    /// (`sync_wait_for_agents` > 0) instead waits for some message in
+    /// answer to each of the first `sync_grace_frames` frames, so the
     /// agents' `init` and `beam` land in the same cycle every run.
     pub fn barrier_satisfied(&self) -> bool {
         if !self.started {
@@ -506,6 +523,7 @@ impl Simulation {
             }
         }
         let scripted = self.cfg.sync_wait_for_agents > 0;
+        let grace = u64::from(self.cfg.sync_grace_frames);
         let mut participants = 0;
         for a in self.agents.values() {
             if !a.in_barrier() {
@@ -515,10 +533,12 @@ impl Simulation {
             if a.frames_sent == 0 {
                 continue;
             }
-            let answered = if a.frames_sent <= u64::from(self.cfg.sync_grace_frames) {
-                !scripted || a.synced || a.got_message
+            let answered = if scripted {
+                a.synced || (a.frames_sent <= grace && a.got_message)
             } else {
-                a.synced
+                let in_grace =
+                    !a.in_lockstep && a.joined_at_frame.is_none_or(|j| a.frames_sent <= j + grace);
+                a.synced || in_grace
             };
             if !answered {
                 return false;
@@ -756,6 +776,7 @@ impl Simulation {
                     agent.unum = unum;
                     agent.team = Some(team);
                     agent.announce_identity = true;
+                    agent.joined_at_frame = Some(agent.frames_sent);
                     self.report.status.push((
                         conn,
                         AgentStatus::Joined {

@@ -231,7 +231,7 @@ async fn page_draws_the_live_match_and_a_replayed_log_after_a_seek() {
     }
     // The agents stop answering: the simulation waits for them, still.
     let idle = AutoSync::stop_all(group).await;
-    let truth = Truth::of(&settle(&mut mon, Duration::from_millis(1500)).await);
+    let truth = Truth::of(&settle(&server, &mut mon, Duration::from_millis(1500)).await);
     assert_eq!(truth.robots.len(), 4);
 
     let mut chrome = Chrome::start(WIDTH, HEIGHT).await;

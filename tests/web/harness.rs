@@ -113,15 +113,23 @@ pub async fn join_and_beam(
     a
 }
 
-/// Reads monitor messages until none has come for `quiet`: the scene is
-/// then the one the simulation stands still at.
-pub async fn settle(mon: &mut MonitorClient, quiet: Duration) -> TrackedScene {
+/// Reads monitor messages until none has come for `quiet` (the simulation
+/// stands still), then the exact scene it stands at: the full state a
+/// fresh monitor connection gets first. (The running stream's deltas leave
+/// out moves under the monitor protocol's 5 mm threshold, so a robot that
+/// creeps slowly is not exactly where that stream last put it.)
+pub async fn settle(server: &WebServer, mon: &mut MonitorClient, quiet: Duration) -> TrackedScene {
     loop {
         match tokio::time::timeout(quiet, mon.next_message()).await {
-            Err(_) => return mon.scene().clone(),
+            Err(_) => break,
             Ok(Ok(Some(_))) => {}
             Ok(other) => panic!("monitor stream ended: {other:?}"),
         }
+    }
+    let mut fresh = server.monitor().await;
+    match tokio::time::timeout(Duration::from_secs(5), fresh.next_message()).await {
+        Ok(Ok(Some(_))) => fresh.scene().clone(),
+        other => panic!("no full state for a fresh monitor: {other:?}"),
     }
 }
 
