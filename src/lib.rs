@@ -15,8 +15,10 @@
 //!
 //! # Module map
 //!
+//! * [`app`]: one running server: simulation thread, match log, monitor
+//!   and agent ports, extensions, results summary.
 //! * [`config`]: one `Config` with every default documented; RON loading.
-//! * [`net`]: length-prefixed framing, the agent and monitor accept loops.
+//! * [`net`]: length-prefixed framing, the agent accept loop and connections.
 //! * [`sexp`]: the S-expression tree, its parser (sfsexp rules) and printer.
 //! * [`command`]: agent effectors decoded into typed commands.
 //! * [`sim`]: the rapier3d world, robot models and scenes, and the cycle.
@@ -26,6 +28,7 @@
 //! * [`web`]: the 3D web monitor (page + WebSocket), live and for logs.
 #![warn(missing_docs)]
 
+pub mod app;
 pub mod command;
 pub mod config;
 pub mod monitor;

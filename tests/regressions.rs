@@ -45,7 +45,7 @@ fn isolated(name: &str, body: impl FnOnce()) {
     );
 }
 
-/// The simulation thread (`net::server::run`) and tokio workers run with
+/// The simulation thread (`app::run`) and tokio workers run with
 /// std's default 2 MiB stack; run a body on a thread of that size so a
 /// recursion that would only overflow there overflows here too.
 fn on_server_sized_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
@@ -131,7 +131,7 @@ fn scene_type_arg_deep_expression_from_an_agent_leaves_the_server_running() {
                     .expect("bind");
                 let addr = agents.local_addr().expect("addr");
                 let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-                let server = tokio::spawn(rcss3d::net::server::run(
+                let server = tokio::spawn(rcss3d::app::run(
                     Arc::new(cfg),
                     agents,
                     monitors,

@@ -2,7 +2,7 @@
 //! misbehaving clients.
 //!
 //! It starts a server (the `rcss3d` binary given by `--server-bin`, or
-//! in-process through `rcss3d::net::server::run` on its own runtime), then
+//! in-process through `rcss3d::app::run` on its own runtime), then
 //! for `--minutes` (default 30):
 //!
 //! * 22 honest agents (11 per team) play in real-time mode: `scene`,
@@ -178,7 +178,7 @@ impl Server {
                                 let shutdown = async move {
                                     let _ = rx.await;
                                 };
-                                rcss3d::net::server::run(Arc::new(cfg), agents, monitors, shutdown)
+                                rcss3d::app::run(Arc::new(cfg), agents, monitors, shutdown)
                                     .await
                                     .map(|s| s.cycles)
                                     .map_err(|e| e.to_string())

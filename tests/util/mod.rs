@@ -22,7 +22,7 @@ pub struct TestServer {
     pub agent_addr: SocketAddr,
     pub monitor_addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<Result<RunSummary, rcss3d::net::server::ServerError>>>,
+    task: Option<JoinHandle<Result<RunSummary, rcss3d::app::ServerError>>>,
 }
 
 /// A config for tests: loopback, sync mode without the real-time timer,
@@ -51,7 +51,7 @@ impl TestServer {
         let agent_addr = agents.local_addr().expect("addr");
         let monitor_addr = monitors.local_addr().expect("addr");
         let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(rcss3d::net::server::run(
+        let task = tokio::spawn(rcss3d::app::run(
             Arc::new(cfg),
             agents,
             monitors,
