@@ -18,13 +18,15 @@
 //! * [`app`]: one running server: simulation thread, match log, monitor
 //!   and agent ports, extensions, results summary.
 //! * [`config`]: one `Config` with every default documented; RON loading.
-//! * [`net`]: length-prefixed framing, the agent accept loop and connections.
+//! * [`net`]: length-prefixed framing, the agent accept loop and connections,
+//!   and the agent-side client tests and tools use.
 //! * [`sexp`]: the S-expression tree, its parser (sfsexp rules) and printer.
 //! * [`command`]: agent effectors decoded into typed commands.
 //! * [`sim`]: the rapier3d world, robot models and scenes, and the cycle.
 //! * [`rules`]: the referee as plain functions of state, facts and time.
 //! * [`perception`]: perceptors: world snapshot + rng -> percept text.
 //! * [`monitor`]: monitor frames, monitor commands and the match log.
+//! * [`procfs`]: CPU time and memory of a process, for tools and tests.
 //! * [`web`]: the 3D web monitor (page + WebSocket), live and for logs.
 #![warn(missing_docs)]
 
@@ -34,6 +36,7 @@ pub mod config;
 pub mod monitor;
 pub mod net;
 pub mod perception;
+pub mod procfs;
 pub mod rules;
 pub mod sexp;
 pub mod sim;
