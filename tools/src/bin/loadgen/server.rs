@@ -28,11 +28,11 @@ pub(crate) fn server_binary(cli: &Cli) -> Result<PathBuf> {
         .ok_or_else(|| anyhow!("no directory for {}", exe.display()))?;
     let bin = dir.join("rcss3d");
     // Through `cargo run`, make sure the server binary is current: cargo
-    // only built this one.
+    // only built this one (the server is the workspace's `rcss3d` package).
     if let Ok(cargo) = std::env::var("CARGO") {
         let release = dir.file_name().is_some_and(|n| n == "release");
         let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--quiet", "--bin", "rcss3d"]);
+        cmd.args(["build", "--quiet", "-p", "rcss3d", "--bin", "rcss3d"]);
         if release {
             cmd.arg("--release");
         }
