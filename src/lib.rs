@@ -27,6 +27,7 @@
 //! * [`perception`]: perceptors: world snapshot + rng -> percept text.
 //! * [`monitor`]: monitor frames, monitor commands and the match log.
 //! * [`procfs`]: CPU time and memory of a process, for tools and tests.
+//! * [`text`]: untrusted text cut short for log lines and errors.
 //! * [`web`]: the 3D web monitor (page + WebSocket), live and for logs.
 #![warn(missing_docs)]
 
@@ -40,4 +41,5 @@ pub mod procfs;
 pub mod rules;
 pub mod sexp;
 pub mod sim;
+pub mod text;
 pub mod web;
