@@ -709,7 +709,7 @@ async fn a_monitor_gets_a_bounded_number_of_commands_handled_and_killsim_still_a
     let budget = cfg.commands_per_step;
     // The test takes each command as soon as it is forwarded, so only the
     // monitor's budget slows them down.
-    let mut server = monitor_util::TestServer::start(cfg).await;
+    let mut server = monitor_util::MonitorFeed::start(cfg).await;
     server.publish(monitor_util::snapshot(0, [0.0, 0.0], vec![]));
     let mut s = TcpStream::connect(server.addr).await.expect("monitor");
     // 600 commands, then `(killsim)`; no monitor step happens (a sync-mode

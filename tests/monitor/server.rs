@@ -9,7 +9,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::timeout;
 
-use crate::util::{full_match_robots, robot, snapshot, TestServer};
+use crate::util::{full_match_robots, robot, snapshot, MonitorFeed};
 
 const T: Duration = Duration::from_secs(5);
 
@@ -48,7 +48,7 @@ fn assert_scene_matches(c: &MonitorClient, snap: &rcss3d::sim::snapshot::WorldSn
 
 #[tokio::test]
 async fn first_message_is_a_full_state_then_deltas() {
-    let server = TestServer::start(MonitorConfig::default()).await;
+    let server = MonitorFeed::start(MonitorConfig::default()).await;
     server.publish(snapshot(0, [0.0, 0.0], full_match_robots(0.0)));
     let mut c = MonitorClient::connect(server.addr).await.unwrap();
     let first = next(&mut c).await;
@@ -75,7 +75,7 @@ async fn first_message_is_a_full_state_then_deltas() {
 /// and stay consistent; a robot joining and leaving gives both a full state.
 #[tokio::test]
 async fn two_monitors_stay_consistent_and_see_structure_changes() {
-    let server = TestServer::start(MonitorConfig::default()).await;
+    let server = MonitorFeed::start(MonitorConfig::default()).await;
     let mut robots = vec![robot(1, Some(Side::Left), 1, 0, -3.0, 0.0, 0.0)];
     let mut s = snapshot(0, [0.0, 0.0], robots.clone());
     server.publish(s.clone());
@@ -117,7 +117,7 @@ async fn two_monitors_stay_consistent_and_see_structure_changes() {
 
 #[tokio::test]
 async fn reqfullstate_gives_the_requester_a_full_state() {
-    let mut server = TestServer::start(MonitorConfig::default()).await;
+    let mut server = MonitorFeed::start(MonitorConfig::default()).await;
     server.publish(snapshot(0, [0.0, 0.0], vec![]));
     let mut a = MonitorClient::connect(server.addr).await.unwrap();
     let mut b = MonitorClient::connect(server.addr).await.unwrap();
@@ -137,7 +137,7 @@ async fn reqfullstate_gives_the_requester_a_full_state() {
 /// order, so once the full state asked for arrives, every command sent
 /// before the `(reqfullstate)` has been handled too.
 async fn publish_until_full(
-    server: &TestServer,
+    server: &MonitorFeed,
     client: &mut MonitorClient,
     mut other: Option<&mut MonitorClient>,
 ) {
@@ -156,7 +156,7 @@ async fn publish_until_full(
 
 #[tokio::test]
 async fn commands_are_forwarded_with_the_monitor_id() {
-    let mut server = TestServer::start(MonitorConfig::default()).await;
+    let mut server = MonitorFeed::start(MonitorConfig::default()).await;
     let mut a = MonitorClient::connect(server.addr).await.unwrap();
     a.send("(kickOff Left)").await.unwrap();
     // Unknown and malformed commands are ignored; the monitor stays.
@@ -181,7 +181,7 @@ async fn read_only_port_refuses_state_changes() {
         read_only: true,
         ..MonitorConfig::default()
     };
-    let mut server = TestServer::start(cfg).await;
+    let mut server = MonitorFeed::start(cfg).await;
     server.publish(snapshot(0, [0.0, 0.0], vec![]));
     let mut a = MonitorClient::connect(server.addr).await.unwrap();
     next(&mut a).await;
@@ -201,7 +201,7 @@ async fn trainer_secret_unlocks_commands() {
         trainer_secret: Some("open sesame".replace(' ', "_")),
         ..MonitorConfig::default()
     };
-    let mut server = TestServer::start(cfg).await;
+    let mut server = MonitorFeed::start(cfg).await;
     let mut a = MonitorClient::connect(server.addr).await.unwrap();
     a.send("(dropBall)").await.unwrap();
     a.send("(auth wrong)(dropBall)").await.unwrap();
@@ -219,7 +219,7 @@ async fn trainer_secret_unlocks_commands() {
 /// commands are still taken (FCPCodebase scripts behave like this).
 #[tokio::test]
 async fn a_monitor_that_never_reads_stalls_nothing() {
-    let mut server = TestServer::start(MonitorConfig::default()).await;
+    let mut server = MonitorFeed::start(MonitorConfig::default()).await;
     let mut lazy = TcpStream::connect(server.addr).await.unwrap();
     let mut good = MonitorClient::connect(server.addr).await.unwrap();
     let mut last = None;
@@ -290,7 +290,7 @@ async fn stall_timeout_drops_a_monitor_that_never_reads() {
         stall_timeout_secs: 0.3,
         ..MonitorConfig::default()
     };
-    let server = TestServer::start(cfg).await;
+    let server = MonitorFeed::start(cfg).await;
     // A small receive window so the server's buffers fill quickly.
     let socket = tokio::net::TcpSocket::new_v4().unwrap();
     socket.set_recv_buffer_size(4096).unwrap();
@@ -320,7 +320,7 @@ async fn oversized_command_frame_closes_only_that_connection() {
         max_command_frame: 1024,
         ..MonitorConfig::default()
     };
-    let server = TestServer::start(cfg).await;
+    let server = MonitorFeed::start(cfg).await;
     server.publish(snapshot(0, [0.0, 0.0], vec![]));
     let mut good = MonitorClient::connect(server.addr).await.unwrap();
     next(&mut good).await;
@@ -337,7 +337,7 @@ async fn oversized_command_frame_closes_only_that_connection() {
 
 #[tokio::test]
 async fn shutdown_closes_monitors() {
-    let server = TestServer::start(MonitorConfig::default()).await;
+    let server = MonitorFeed::start(MonitorConfig::default()).await;
     server.publish(snapshot(0, [0.0, 0.0], vec![]));
     let mut a = MonitorClient::connect(server.addr).await.unwrap();
     next(&mut a).await;

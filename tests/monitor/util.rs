@@ -127,8 +127,11 @@ pub fn full_match_robots(shift: f32) -> Vec<RobotSnapshot> {
     out
 }
 
-/// A running monitor server on an ephemeral loopback port.
-pub struct TestServer {
+/// The monitor server alone (`monitor::serve`) on an ephemeral loopback
+/// port, fed hand-built snapshots instead of a simulation, with the
+/// monitor commands it forwards collected in `commands`. (The whole server
+/// for end-to-end tests is `tests/util`'s `TestServer`.)
+pub struct MonitorFeed {
     pub addr: SocketAddr,
     pub snapshots: watch::Sender<Option<Arc<WorldSnapshot>>>,
     pub commands: mpsc::Receiver<MonitorRequest>,
@@ -136,8 +139,8 @@ pub struct TestServer {
     task: Option<JoinHandle<()>>,
 }
 
-impl TestServer {
-    pub async fn start(cfg: MonitorConfig) -> TestServer {
+impl MonitorFeed {
+    pub async fn start(cfg: MonitorConfig) -> MonitorFeed {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (snap_tx, snap_rx) = watch::channel(None);
@@ -152,7 +155,7 @@ impl TestServer {
                 let _ = stop_rx.await;
             },
         ));
-        TestServer {
+        MonitorFeed {
             addr,
             snapshots: snap_tx,
             commands: cmd_rx,

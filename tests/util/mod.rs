@@ -48,13 +48,25 @@ impl TestServer {
         let monitors = TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind monitors");
+        TestServer::start_on(cfg, agents, monitors, Vec::new())
+    }
+
+    /// Spawns the server on bound listeners, with extra services (the web
+    /// monitor) attached.
+    pub fn start_on(
+        cfg: Config,
+        agents: TcpListener,
+        monitors: TcpListener,
+        extensions: Vec<rcss3d::app::Extension>,
+    ) -> TestServer {
         let agent_addr = agents.local_addr().expect("addr");
         let monitor_addr = monitors.local_addr().expect("addr");
         let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(rcss3d::app::run(
+        let task = tokio::spawn(rcss3d::app::run_with(
             Arc::new(cfg),
             agents,
             monitors,
+            extensions,
             async move {
                 let _ = rx.await;
             },
@@ -68,14 +80,20 @@ impl TestServer {
     }
 
     /// Stops the server and returns its summary.
-    pub async fn stop(mut self) -> RunSummary {
+    pub async fn stop(self) -> RunSummary {
+        self.stop_within(Duration::from_secs(20)).await
+    }
+
+    /// Stops the server, failing the test unless it has stopped within
+    /// `limit`, and returns its summary.
+    pub async fn stop_within(mut self, limit: Duration) -> RunSummary {
         if let Some(tx) = self.stop.take() {
             let _ = tx.send(());
         }
         let task = self.task.take().expect("running");
-        tokio::time::timeout(Duration::from_secs(20), task)
+        tokio::time::timeout(limit, task)
             .await
-            .expect("server stops within 20 s")
+            .unwrap_or_else(|_| panic!("server stops within {} s", limit.as_secs()))
             .expect("server task")
             .expect("server result")
     }

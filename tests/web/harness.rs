@@ -4,7 +4,6 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use nalgebra::Vector3;
@@ -14,10 +13,8 @@ use rcss3d::rules::Side;
 use rcss3d::sim::driver::RunSummary;
 use rcss3d::web::WebConfig;
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
-use crate::util::TestAgent;
+use crate::util::{TestAgent, TestServer};
 
 /// Tests of this binary take turns: sync-mode servers run flat out, and
 /// the timing test must not share the two cores with them.
@@ -26,12 +23,12 @@ pub async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
     LOCK.lock().await
 }
 
+/// The whole server (`tests/util`'s `TestServer`) with the web monitor
+/// attached on a port of its own.
 pub struct WebServer {
-    pub agent_addr: SocketAddr,
+    pub server: TestServer,
     pub monitor_addr: SocketAddr,
     pub web_addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<Result<RunSummary, rcss3d::app::ServerError>>>,
 }
 
 impl WebServer {
@@ -40,26 +37,13 @@ impl WebServer {
         let agents = bind(()).await.expect("bind agents");
         let monitors = bind(()).await.expect("bind monitors");
         let pages = bind(()).await.expect("bind web");
-        let agent_addr = agents.local_addr().expect("addr");
-        let monitor_addr = monitors.local_addr().expect("addr");
         let web_addr = pages.local_addr().expect("addr");
         let ext = rcss3d::web::live_on(pages, &cfg, web).expect("web monitor");
-        let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(rcss3d::app::run_with(
-            Arc::new(cfg),
-            agents,
-            monitors,
-            vec![ext],
-            async move {
-                let _ = rx.await;
-            },
-        ));
+        let server = TestServer::start_on(cfg, agents, monitors, vec![ext]);
         WebServer {
-            agent_addr,
-            monitor_addr,
+            monitor_addr: server.monitor_addr,
             web_addr,
-            stop: Some(tx),
-            task: Some(task),
+            server,
         }
     }
 
@@ -68,7 +52,7 @@ impl WebServer {
     }
 
     pub async fn agent(&self) -> TestAgent {
-        TestAgent::connect(self.agent_addr).await
+        self.server.agent().await
     }
 
     pub async fn monitor(&self) -> MonitorClient {
@@ -77,24 +61,8 @@ impl WebServer {
             .expect("monitor connects")
     }
 
-    pub async fn stop(mut self) -> RunSummary {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-        let task = self.task.take().expect("running");
-        tokio::time::timeout(Duration::from_secs(30), task)
-            .await
-            .expect("server stops within 30 s")
-            .expect("server task")
-            .expect("server result")
-    }
-}
-
-impl Drop for WebServer {
-    fn drop(&mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
+    pub async fn stop(self) -> RunSummary {
+        self.server.stop_within(Duration::from_secs(30)).await
     }
 }
 
