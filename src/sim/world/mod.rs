@@ -46,6 +46,7 @@ mod guards;
 mod motors;
 mod relocate;
 mod robots;
+mod slip;
 
 pub use config::{JointKind, PhysicsConfig};
 use contacts::ContactRules;
@@ -108,6 +109,8 @@ struct Robot {
     foot_result: Vec<Option<(Vector3<f32>, Vector3<f32>)>>,
     /// Torso position after the last sub-step that left the robot sane.
     last_sane: Vector3<f32>,
+    /// Per part: its ground slip joint, once it has touched the ground.
+    slip: Vec<Option<ImpulseJointHandle>>,
 }
 
 /// The rapier world: field, ball and robots.
@@ -126,6 +129,8 @@ pub struct World {
     ccd: CCDSolver,
     ball_body: RigidBodyHandle,
     ball_collider: ColliderHandle,
+    /// A fixed body at the origin: the ground end of the slip joints.
+    ground_body: RigidBodyHandle,
     robots: BTreeMap<RobotHandle, Robot>,
     next_robot: u32,
     touches: BTreeSet<RobotHandle>,
@@ -228,6 +233,7 @@ impl World {
             ball_body,
             &mut bodies,
         );
+        let ground_body = bodies.insert(RigidBodyBuilder::fixed().build());
         Ok(World {
             cfg: cfg.clone(),
             params,
@@ -243,6 +249,7 @@ impl World {
             ccd: CCDSolver::new(),
             ball_body,
             ball_collider,
+            ground_body,
             robots: BTreeMap::new(),
             next_robot: 1,
             touches: BTreeSet::new(),
@@ -272,9 +279,11 @@ impl World {
         self.robot_pairs.clear();
         for _ in 0..self.cfg.substeps.max(1) {
             self.update_motors();
+            self.update_slip_joints();
             self.limit_velocities();
             let hooks = ContactRules {
                 robot_ball_restitution: self.cfg.robot_ball_restitution,
+                ground_slip: self.cfg.ground_slip_damping > 0.0,
                 ghosts: &self.ghosts,
             };
             self.pipeline.step(
