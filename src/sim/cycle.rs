@@ -25,9 +25,11 @@ use crate::config::Config;
 use crate::monitor::command::{MonitorCommand, RobotRef, Selection};
 use crate::net::framing;
 use crate::net::log_limit::LogLimit;
-use crate::perception::format::{push_int, push_real};
+use crate::perception::accelerometer::Accelerometer;
+use crate::perception::game_state::{self, GameState};
 use crate::perception::hear::{self, HearBudget};
 use crate::perception::vision::{self, SeenRobot, VisionInput};
+use crate::perception::{foot_force, gyro, hinge_joint, time};
 use crate::rules::facts::{Decision, RobotContact, RobotFacts, WorldFacts};
 use crate::rules::teams::{CompositionRules, TeamRegistry};
 use crate::rules::{Referee, Side};
@@ -42,9 +44,6 @@ pub type ConnId = u64;
 
 /// Smallest distance between two robots' torsos a beam may leave (m).
 const MIN_ROBOT_SPACING: f32 = 0.45;
-
-/// Gravity used by the accelerometer (m/s^2, field z).
-const GRAVITY: f32 = 9.81;
 
 /// Robots built per cycle at most once the match has started; further
 /// `scene` requests wait their turn (a whole team that connects at once is
@@ -109,10 +108,8 @@ struct Agent {
     /// This agent's noise stream, seeded from the server RNG at connect,
     /// so frames can be built in any order (or in parallel) reproducibly.
     rng: ChaCha8Rng,
-    /// Torso velocities after the last two steps (newest first), for ACC.
-    torso_vel: [Vector3<f32>; 2],
-    /// Proper acceleration reported by ACC (torso frame).
-    acc: Vector3<f32>,
+    /// The ACC perceptor's state.
+    accelerometer: Accelerometer,
     /// Torso position after the last step that left the robot finite.
     last_sane: Option<Vector3<f32>>,
     /// Bad-input events seen.
@@ -327,8 +324,7 @@ impl Simulation {
                 budget: HearBudget::new(),
                 calibration: Vector3::zeros(),
                 rng,
-                torso_vel: [Vector3::zeros(); 2],
-                acc: Vector3::new(0.0, 0.0, GRAVITY),
+                accelerometer: Accelerometer::default(),
                 last_sane: None,
                 errors: 0,
                 error_log: LogLimit::new(LOUD_ERRORS, Duration::from_secs(1)),
@@ -874,7 +870,7 @@ impl Simulation {
                 .world
                 .add_robot(model, Vector3::new(last.x, last.y, z), 0.0);
             a.robot = Some(robot);
-            a.torso_vel = [Vector3::zeros(); 2];
+            a.accelerometer.forget_history();
             self.structure_version += 1;
             tracing::error!(
                 conn,
@@ -899,13 +895,9 @@ impl Simulation {
             let (Some(robot), Some(model)) = (a.robot, a.model.as_ref()) else {
                 continue;
             };
-            // ACC lags one step (§3.7): it reports the velocity change over
-            // the step before this one.
-            let [v1, v2] = a.torso_vel;
             let torso = self.world.part_pose(robot, model.torso);
-            let world_acc = (v1 - v2) / dt + Vector3::new(0.0, 0.0, GRAVITY);
-            a.acc = torso.rotation.inverse() * world_acc;
-            a.torso_vel = [self.world.torso_linvel(robot), v1];
+            a.accelerometer
+                .update(&torso.rotation, self.world.torso_linvel(robot), dt);
         }
     }
 
@@ -1065,32 +1057,20 @@ impl Simulation {
                 continue;
             }
             text.clear();
-            // time, GS, hear
-            text.push_str("(time (now ");
-            push_real(text, self.server_time);
-            text.push_str("))(GS");
-            if a.announce_identity {
-                if let Some(side) = a.side {
-                    text.push_str(" (unum ");
-                    push_int(text, i64::from(a.unum));
-                    text.push_str(") (team ");
-                    text.push_str(side.agent_name());
-                    text.push(')');
-                }
+            time::write_time(text, self.server_time);
+            let identity = if a.announce_identity {
                 a.announce_identity = false;
-            }
-            if self.cfg.rules.report_score {
-                text.push_str(" (sl ");
-                push_int(text, i64::from(sl));
-                text.push_str(") (sr ");
-                push_int(text, i64::from(sr));
-                text.push(')');
-            }
-            text.push_str(" (t ");
-            push_real(text, game_time);
-            text.push_str(") (pm ");
-            text.push_str(mode.name());
-            text.push_str("))");
+                a.side.map(|side| (a.unum, side))
+            } else {
+                None
+            };
+            let state = GameState {
+                identity,
+                score: self.cfg.rules.report_score.then_some((sl, sr)),
+                game_time,
+                play_mode: mode.name(),
+            };
+            game_state::write_game_state(text, &state);
             let heard = std::mem::take(&mut a.heard);
             let label = |t: &Arc<str>| -> Option<Arc<str>> {
                 self.cfg.rules.label_messages.then(|| t.clone())
@@ -1106,23 +1086,14 @@ impl Simulation {
             for slot in &model.perceptor_order {
                 match *slot {
                     PerceptorSlot::Gyro => {
-                        let w = self.world.torso_angvel_local(robot);
-                        text.push_str("(GYR (n torso) (rt ");
-                        push_vec(text, w.map(f32::to_degrees));
-                        text.push_str("))");
+                        gyro::write_gyro(text, self.world.torso_angvel_local(robot));
                     }
-                    PerceptorSlot::Acc => {
-                        text.push_str("(ACC (n torso) (a ");
-                        push_vec(text, a.acc);
-                        text.push_str("))");
-                    }
-                    PerceptorSlot::Joint(j) => {
-                        text.push_str("(HJ (n ");
-                        text.push_str(&model.joints[j].perceptor);
-                        text.push_str(") (ax ");
-                        push_real(text, self.world.joint_angle_deg(robot, j));
-                        text.push_str("))");
-                    }
+                    PerceptorSlot::Acc => a.accelerometer.write(text),
+                    PerceptorSlot::Joint(j) => hinge_joint::write_hinge_joint(
+                        text,
+                        &model.joints[j].perceptor,
+                        self.world.joint_angle_deg(robot, j),
+                    ),
                     PerceptorSlot::Vision => {
                         if self.cfg.vision.is_vision_cycle(a.counter) {
                             let me = owners.iter().position(|c| c == conn);
@@ -1145,13 +1116,7 @@ impl Simulation {
                     }
                     PerceptorSlot::Force(s) => {
                         if let Some((c, f)) = self.world.foot_force(robot, s) {
-                            text.push_str("(FRP (n ");
-                            text.push_str(&model.foot_sensors[s].name);
-                            text.push_str(") (c ");
-                            push_vec(text, c);
-                            text.push_str(") (f ");
-                            push_vec(text, f);
-                            text.push_str("))");
+                            foot_force::write_foot_force(text, &model.foot_sensors[s].name, c, f);
                         }
                     }
                 }
@@ -1425,14 +1390,6 @@ fn torso_position(world: &World, h: RobotHandle) -> Vector3<f32> {
         .part_pose(h, world.robot_model(h).torso)
         .translation
         .vector
-}
-
-fn push_vec(out: &mut String, v: Vector3<f32>) {
-    push_real(out, v.x);
-    out.push(' ');
-    push_real(out, v.y);
-    out.push(' ');
-    push_real(out, v.z);
 }
 
 /// Logs one bad command of an agent. The lines are thinned per agent in a
