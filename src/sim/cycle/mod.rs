@@ -83,19 +83,20 @@ pub struct StepReport {
     pub status: Vec<(ConnId, AgentStatus)>,
     /// The referee or a monitor asked the server to stop.
     pub quit: bool,
-    /// Where this cycle's time went.
-    pub stages: StageTimes,
 }
 
-/// Wall time of the stages of one step, microseconds.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct StageTimes {
-    /// Scene/init/beam, rapier step, blow-up guard, accelerometers.
-    pub physics_us: u64,
+/// The stages of one step, in order, as [`Simulation::step`] enters them
+/// (the driver times them; the simulation itself reads no clock).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// The rapier step, the blow-up guard and the accelerometers.
+    Physics,
     /// The referee and the clocks.
-    pub referee_us: u64,
+    Referee,
     /// Building every agent's frame (vision included).
-    pub perception_us: u64,
+    Perception,
+    /// The step is over.
+    Done,
 }
 
 /// The whole simulated match.
@@ -207,8 +208,10 @@ impl Simulation {
 
     /// Ends the read phase (broadcasts), runs the physics step with the
     /// stored scene/init/beam, the referee, advances the clocks, and builds
-    /// every agent's next frame.
-    pub fn step(&mut self) -> StepReport {
+    /// every agent's next frame. `enter` is called as each [`Stage`]
+    /// begins; it must not touch the simulation (it cannot: the driver
+    /// uses it to read its clock).
+    pub fn step(&mut self, mut enter: impl FnMut(Stage)) -> StepReport {
         let starting = !self.started;
         self.started |= self.agents.values().any(|a| a.in_barrier());
         self.broadcast_says();
@@ -216,24 +219,17 @@ impl Simulation {
         self.execute_scenes(starting);
         self.execute_inits();
         self.execute_beams();
-        let t0 = std::time::Instant::now();
+        enter(Stage::Physics);
         self.world.step();
         self.rebuild_broken_robots();
         self.update_accelerometers();
-        let t1 = std::time::Instant::now();
+        enter(Stage::Referee);
         self.run_referee();
         self.server_time += self.cfg.step;
         self.cycle += 1;
-        let t2 = std::time::Instant::now();
+        enter(Stage::Perception);
         self.prepare_frames();
-        let t3 = std::time::Instant::now();
-        // Stage timings are measured, never used by the simulation, so
-        // they cannot affect determinism.
-        self.report.stages = StageTimes {
-            physics_us: (t1 - t0).as_micros() as u64,
-            referee_us: (t2 - t1).as_micros() as u64,
-            perception_us: (t3 - t2).as_micros() as u64,
-        };
+        enter(Stage::Done);
         std::mem::take(&mut self.report)
     }
 }
