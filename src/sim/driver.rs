@@ -22,9 +22,9 @@ use tracing::{info, info_span, trace, warn};
 
 use crate::command::{Command, DecodeError};
 use crate::config::Config;
+use crate::log_limit::LogLimit;
 use crate::monitor::log::LogHandle;
 use crate::monitor::MonitorRequest;
-use crate::net::log_limit::LogLimit;
 use crate::sexp::ParseError;
 use crate::sim::cycle::{Simulation, Stage};
 use crate::sim::snapshot::WorldSnapshot;

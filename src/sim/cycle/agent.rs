@@ -13,7 +13,7 @@ use tracing::{debug, info, warn};
 
 use super::{ConnId, Simulation};
 use crate::command::{Beam, Init, Scene};
-use crate::net::log_limit::LogLimit;
+use crate::log_limit::LogLimit;
 use crate::perception::accelerometer::Accelerometer;
 use crate::perception::hear::HearBudget;
 use crate::rules::Side;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::{ConnId, Simulation};
-use crate::net::framing;
+use crate::framing;
 use crate::perception::game_state::{self, GameState};
 use crate::perception::hear;
 use crate::perception::vision::{self, SeenRobot, VisionInput};

@@ -33,7 +33,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::Config;
-use crate::net::log_limit::LogLimit;
+use crate::log_limit::LogLimit;
 use crate::rules::teams::{CompositionRules, TeamRegistry};
 use crate::rules::Referee;
 use crate::sim::model::{ModelLibrary, RobotModel};
