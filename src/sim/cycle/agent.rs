@@ -77,8 +77,6 @@ pub(super) struct Agent {
     pub(super) rng: ChaCha8Rng,
     /// The ACC perceptor's state.
     pub(super) accelerometer: Accelerometer,
-    /// Torso position after the last step that left the robot finite.
-    pub(super) last_sane: Option<Vector3<f32>>,
     /// Bad-input events seen.
     pub(super) errors: u64,
     /// Thins this agent's bad-input lines.
@@ -132,7 +130,6 @@ impl Simulation {
                 calibration: Vector3::zeros(),
                 rng,
                 accelerometer: Accelerometer::default(),
-                last_sane: None,
                 errors: 0,
                 error_log: LogLimit::new(LOUD_ERRORS, Duration::from_secs(1)),
             },

@@ -52,6 +52,10 @@ impl Simulation {
             let (Some(robot), Some(model)) = (a.robot, a.model.as_ref()) else {
                 continue;
             };
+            // A robot the run-away guard rebuilt has lost its velocities.
+            if self.world.was_recovered(robot) {
+                a.accelerometer.forget_history();
+            }
             let torso = self.world.part_pose(robot, model.torso);
             a.accelerometer
                 .update(&torso.rotation, self.world.torso_linvel(robot), dt);

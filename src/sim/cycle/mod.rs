@@ -45,7 +45,6 @@ mod barrier;
 mod effectors;
 mod frames;
 mod receive;
-mod recovery;
 mod referee;
 mod snapshot;
 mod trainer;
@@ -221,7 +220,6 @@ impl Simulation {
         self.execute_beams();
         enter(Stage::Physics);
         self.world.step();
-        self.rebuild_broken_robots();
         self.update_accelerometers();
         enter(Stage::Referee);
         self.run_referee();

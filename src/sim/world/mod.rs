@@ -134,6 +134,8 @@ pub struct World {
     /// other: their contacts are dropped until no part of one overlaps a
     /// part of the other, instead of the solver flinging them apart.
     ghosts: BTreeSet<(RobotHandle, RobotHandle)>,
+    /// Robots the run-away guard rebuilt during the last step.
+    recovered: BTreeSet<RobotHandle>,
 }
 
 impl World {
@@ -248,6 +250,7 @@ impl World {
             touches: BTreeSet::new(),
             robot_pairs: BTreeSet::new(),
             ghosts: BTreeSet::new(),
+            recovered: BTreeSet::new(),
         })
     }
 
@@ -270,6 +273,7 @@ impl World {
         }
         self.touches.clear();
         self.robot_pairs.clear();
+        self.recovered.clear();
         for _ in 0..self.cfg.substeps.max(1) {
             self.update_motors();
             self.limit_velocities();
