@@ -38,7 +38,7 @@ use crate::rules::teams::{CompositionRules, TeamRegistry};
 use crate::rules::Referee;
 use crate::sim::model::{ModelLibrary, RobotModel};
 use crate::sim::scene::SceneError;
-use crate::sim::world::{RobotHandle, World};
+use crate::sim::world::{FieldSize, RobotHandle, World};
 
 mod agent;
 mod barrier;
@@ -144,7 +144,7 @@ impl Simulation {
             cycle_dt: cfg.step,
             ..cfg.physics.clone()
         };
-        let world = World::new(&physics)?;
+        let world = World::with_field(&physics, &FieldSize::from_rules(&cfg.rules))?;
         let models = ModelLibrary::load(&cfg.resolved_models_dir())?;
         let referee = Referee::new(cfg.rules.clone());
         let teams = TeamRegistry::new(CompositionRules {

@@ -49,6 +49,7 @@ mod robots;
 
 pub use config::{JointKind, PhysicsConfig};
 use contacts::ContactRules;
+pub use field::FieldSize;
 use field::{read_field, shape_of, BallDesc};
 
 /// Identifies a robot in the [`World`]. Handles are never reused.
@@ -139,9 +140,15 @@ pub struct World {
 }
 
 impl World {
-    /// Builds the world from the configuration: ground, goals, border
-    /// walls and ball from the field scene.
+    /// Builds the world from the configuration on the default rules' field
+    /// ([`FieldSize::default`]).
     pub fn new(cfg: &PhysicsConfig) -> Result<World, SceneError> {
+        World::with_field(cfg, &FieldSize::default())
+    }
+
+    /// Builds the world from the configuration: ground, goals, border
+    /// walls and ball from the field scene, with the dimensions of `size`.
+    pub fn with_field(cfg: &PhysicsConfig, size: &FieldSize) -> Result<World, SceneError> {
         let dir = cfg
             .field_scene
             .parent()
@@ -158,7 +165,7 @@ impl World {
                 cfg.field_scene.display().to_string(),
             ));
         }
-        let tree = lib.instantiate(&name, &[])?;
+        let tree = lib.instantiate(&name, &size.scene_args())?;
         let field = read_field(&tree, &name)?;
 
         let mut params = IntegrationParameters::default();
