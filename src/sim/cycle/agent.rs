@@ -155,6 +155,8 @@ impl Simulation {
         }
     }
 
+    /// Takes out the robots of connections that have gone: the robot
+    /// leaves the world, its number is released, a selection on it cleared.
     pub(in crate::sim::cycle) fn remove_departed(&mut self) {
         let gone: Vec<ConnId> = self
             .agents

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
+use nalgebra::Vector3;
 
 use super::{ConnId, Simulation};
 use crate::framing;
@@ -14,7 +15,6 @@ use crate::perception::vision::{self, SeenRobot, VisionInput};
 use crate::perception::{foot_force, gyro, hinge_joint, time};
 use crate::rules::Side;
 use crate::sim::model::PerceptorSlot;
-use nalgebra::Vector3;
 
 /// The robot body parts vision reports, in `P` order.
 const VISIBLE_PARTS: [&str; 5] = vision::PART_NAMES;
@@ -46,6 +46,7 @@ impl Simulation {
         }
     }
 
+    /// Feeds every robot's accelerometer the state after the physics step.
     pub(in crate::sim::cycle) fn update_accelerometers(&mut self) {
         let dt = self.cfg.step;
         for a in self.agents.values_mut() {
@@ -62,6 +63,8 @@ impl Simulation {
         }
     }
 
+    /// Builds every agent's next frame: time, GS and hear, then the
+    /// model's perceptors in its order (GYR, ACC, HJ, See, FRP).
     pub(in crate::sim::cycle) fn prepare_frames(&mut self) {
         // The robots vision can see: those with a team. The names are
         // cloned out so the agents can be updated while `seen` is alive.

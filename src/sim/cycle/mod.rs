@@ -208,8 +208,8 @@ impl Simulation {
     /// Ends the read phase (broadcasts), runs the physics step with the
     /// stored scene/init/beam, the referee, advances the clocks, and builds
     /// every agent's next frame. `enter` is called as each [`Stage`]
-    /// begins; it must not touch the simulation (it cannot: the driver
-    /// uses it to read its clock).
+    /// begins, so the driver can time the stages; nothing it measures
+    /// flows back into the simulation.
     pub fn step(&mut self, mut enter: impl FnMut(Stage)) -> StepReport {
         let starting = !self.started;
         self.started |= self.agents.values().any(|a| a.in_barrier());

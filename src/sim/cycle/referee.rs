@@ -39,6 +39,7 @@ impl Simulation {
         robots
     }
 
+    /// One referee step on this cycle's facts; its decisions applied.
     pub(in crate::sim::cycle) fn run_referee(&mut self) {
         let robots = self.robot_facts();
         let by_handle: BTreeMap<RobotHandle, u32> = self
@@ -82,6 +83,8 @@ impl Simulation {
         self.apply_decisions(decisions);
     }
 
+    /// Carries out the referee's decisions (ball and robot moves, side
+    /// swap, quit).
     pub(in crate::sim::cycle) fn apply_decisions(&mut self, decisions: Vec<Decision>) {
         for d in decisions {
             match d {

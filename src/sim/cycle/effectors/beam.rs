@@ -10,6 +10,8 @@ use crate::sim::world::{RobotHandle, World};
 const MIN_ROBOT_SPACING: f32 = 0.45;
 
 impl Simulation {
+    /// Places every robot that asked for a beam, where the referee allows
+    /// it in this play mode.
     pub(in crate::sim::cycle) fn execute_beams(&mut self) {
         let conns: Vec<ConnId> = self
             .agents

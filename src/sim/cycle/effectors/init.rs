@@ -6,6 +6,8 @@ use tracing::{info, warn};
 use crate::sim::cycle::{placement_height, AgentStatus, ConnId, Simulation};
 
 impl Simulation {
+    /// Lets every robot that sent `init` join its team, in connection
+    /// order, and moves it to its sideline slot.
     pub(in crate::sim::cycle) fn execute_inits(&mut self) {
         let conns: Vec<ConnId> = self
             .agents

@@ -6,6 +6,7 @@ use crate::perception::hear;
 use crate::sim::cycle::{ConnId, Simulation};
 
 impl Simulation {
+    /// Delivers this read phase's `say` messages, in connection order.
     pub(in crate::sim::cycle) fn broadcast_says(&mut self) {
         let says = std::mem::take(&mut self.says);
         for (speaker, msg) in says {
@@ -56,6 +57,7 @@ impl Simulation {
         }
     }
 
+    /// The torso part index of an agent's robot model.
     fn torso_of(&self, conn: ConnId) -> usize {
         self.agents
             .get(&conn)
