@@ -3,7 +3,7 @@
 //! # Data flow
 //!
 //! ```text
-//! TCP bytes ─► net::framing ─► sexp::parse ─► command::Command ─┐
+//! TCP bytes ─► framing ─► sexp::parse ─► command::Command ──────┐
 //!                                                               ▼
 //!     monitor commands ─► monitor::command ─► sim::cycle::Simulation::step
 //!                                                  │  physics (sim::world, rapier3d)
@@ -16,7 +16,9 @@
 //! # Module map
 //!
 //! * [`config`]: one `Config` with every default documented; RON loading.
-//! * [`net`]: length-prefixed framing, the agent and monitor accept loops.
+//! * [`framing`]: the 4-byte length prefix of every message, both ways.
+//! * [`log_limit`]: thinning of repeated log lines (bad input, floods).
+//! * [`net`]: the agent accept loop and the bounds on one client.
 //! * [`sexp`]: the S-expression tree, its parser (sfsexp rules) and printer.
 //! * [`command`]: agent effectors decoded into typed commands.
 //! * [`sim`]: the rapier3d world, robot models and scenes, and the cycle.
@@ -28,6 +30,8 @@
 
 pub mod command;
 pub mod config;
+pub mod framing;
+pub mod log_limit;
 pub mod monitor;
 pub mod net;
 pub mod perception;

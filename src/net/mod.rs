@@ -1,12 +1,15 @@
-//! The network side: length-prefixed framing, the agent accept loop and
-//! what bounds one client: the inbound byte budget ([`rate`]), the join
-//! deadline of a connection that keeps the server waiting ([`handshake`])
-//! and the thinning of log lines clients cause ([`log_limit`]). Nothing
-//! here knows about the world; connections talk to the simulation thread
-//! through channels (see [`crate::sim::driver`]).
+//! The network side: the agent accept loop and what bounds one client:
+//! the inbound byte budget ([`rate`]) and the join deadline of a
+//! connection that keeps the server waiting ([`handshake`]). Frames are
+//! cut by [`crate::framing`] and repeated log lines thinned by
+//! [`crate::log_limit`]. Nothing here knows about the world; connections
+//! talk to the simulation thread through channels (see
+//! [`crate::sim::driver`]).
 
-pub mod framing;
 pub mod handshake;
-pub mod log_limit;
 pub mod rate;
 pub mod server;
+
+/// The length-prefix codec, also reachable as `net::framing` (the name
+/// integration tests and fuzz targets use).
+pub use crate::framing;

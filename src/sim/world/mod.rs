@@ -50,6 +50,7 @@ mod slip;
 
 pub use config::{JointKind, PhysicsConfig};
 use contacts::ContactRules;
+pub use field::FieldSize;
 use field::{read_field, shape_of, BallDesc};
 
 /// Identifies a robot in the [`World`]. Handles are never reused.
@@ -139,12 +140,20 @@ pub struct World {
     /// other: their contacts are dropped until no part of one overlaps a
     /// part of the other, instead of the solver flinging them apart.
     ghosts: BTreeSet<(RobotHandle, RobotHandle)>,
+    /// Robots the run-away guard rebuilt during the last step.
+    recovered: BTreeSet<RobotHandle>,
 }
 
 impl World {
-    /// Builds the world from the configuration: ground, goals, border
-    /// walls and ball from the field scene.
+    /// Builds the world from the configuration on the default rules' field
+    /// ([`FieldSize::default`]).
     pub fn new(cfg: &PhysicsConfig) -> Result<World, SceneError> {
+        World::with_field(cfg, &FieldSize::default())
+    }
+
+    /// Builds the world from the configuration: ground, goals, border
+    /// walls and ball from the field scene, with the dimensions of `size`.
+    pub fn with_field(cfg: &PhysicsConfig, size: &FieldSize) -> Result<World, SceneError> {
         let dir = cfg
             .field_scene
             .parent()
@@ -161,7 +170,7 @@ impl World {
                 cfg.field_scene.display().to_string(),
             ));
         }
-        let tree = lib.instantiate(&name, &[])?;
+        let tree = lib.instantiate(&name, &size.scene_args())?;
         let field = read_field(&tree, &name)?;
 
         let mut params = IntegrationParameters::default();
@@ -255,6 +264,7 @@ impl World {
             touches: BTreeSet::new(),
             robot_pairs: BTreeSet::new(),
             ghosts: BTreeSet::new(),
+            recovered: BTreeSet::new(),
         })
     }
 
@@ -277,6 +287,7 @@ impl World {
         }
         self.touches.clear();
         self.robot_pairs.clear();
+        self.recovered.clear();
         for _ in 0..self.cfg.substeps.max(1) {
             self.update_motors();
             self.update_slip_joints();
