@@ -146,16 +146,7 @@ fn cycle_time(lib: &ModelLibrary, kind: JointKind) {
 
 /// CPU time of this thread (utime + stime, Linux), seconds; 0 elsewhere.
 fn thread_cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
-    // Fields after the command name (which ends with ')').
-    let rest = stat.rsplit(')').next().unwrap_or("");
-    let f: Vec<f64> = rest
-        .split_whitespace()
-        .map(|x| x.parse().unwrap_or(0.0))
-        .collect();
-    // utime and stime are fields 14 and 15 (1-based) = 11, 12 after ')',
-    // in clock ticks of 1/100 s.
-    (f.get(11).copied().unwrap_or(0.0) + f.get(12).copied().unwrap_or(0.0)) / 100.0
+    rcss3d::procfs::thread_cpu_secs().unwrap_or(0.0)
 }
 
 /// A diagnostic setting from the environment, if set and parseable.

@@ -15,19 +15,25 @@
 //!
 //! # Module map
 //!
+//! * [`app`]: one running server: simulation thread, match log, monitor
+//!   and agent ports, extensions, results summary.
 //! * [`config`]: one `Config` with every default documented; RON loading.
 //! * [`framing`]: the 4-byte length prefix of every message, both ways.
 //! * [`log_limit`]: thinning of repeated log lines (bad input, floods).
-//! * [`net`]: the agent accept loop and the bounds on one client.
+//! * [`net`]: the agent accept loop and connections, the bounds on one
+//!   client, and the agent-side client tests and tools use.
 //! * [`sexp`]: the S-expression tree, its parser (sfsexp rules) and printer.
 //! * [`command`]: agent effectors decoded into typed commands.
 //! * [`sim`]: the rapier3d world, robot models and scenes, and the cycle.
 //! * [`rules`]: the referee as plain functions of state, facts and time.
 //! * [`perception`]: perceptors: world snapshot + rng -> percept text.
 //! * [`monitor`]: monitor frames, monitor commands and the match log.
+//! * [`procfs`]: CPU time and memory of a process, for tools and tests.
+//! * [`text`]: untrusted text cut short for log lines and errors.
 //! * [`web`]: the 3D web monitor (page + WebSocket), live and for logs.
 #![warn(missing_docs)]
 
+pub mod app;
 pub mod command;
 pub mod config;
 pub mod framing;
@@ -35,7 +41,9 @@ pub mod log_limit;
 pub mod monitor;
 pub mod net;
 pub mod perception;
+pub mod procfs;
 pub mod rules;
 pub mod sexp;
 pub mod sim;
+pub mod text;
 pub mod web;

@@ -8,6 +8,7 @@ mod util;
 use std::time::Duration;
 
 use rcss3d::config::Config;
+use rcss3d::net::client::frame;
 use util::{capture_logs, joint, now, test_config, wait_for_log, TestAgent, TestServer};
 
 /// Runs `n` witness cycles and checks the clock advanced one step each.
@@ -173,9 +174,7 @@ async fn non_ascii_bytes() {
     let (server, mut w, mut b) = joined_pair("Bytes").await;
     let mut msg = b"(say h\xffi)(\xff\xfe 1)(he1 \xc3\xa9)".to_vec();
     msg.extend_from_slice(b"(syn)");
-    let mut bytes = (msg.len() as u32).to_be_bytes().to_vec();
-    bytes.extend_from_slice(&msg);
-    b.send_raw(&bytes).await;
+    b.send_raw(&frame(&msg)).await;
     w.send("(syn)").await;
     w.recv().await;
     let f = b.recv().await;
@@ -350,8 +349,7 @@ async fn a_flood_over_the_inbound_rate_closes_only_that_connection() {
     let mut bad = server.agent().await;
     let mut payload = vec![b' '; 4000];
     payload.extend_from_slice(b"(syn)");
-    let mut frame = (payload.len() as u32).to_be_bytes().to_vec();
-    frame.extend_from_slice(&payload);
+    let frame = frame(&payload);
     let flood: Vec<u8> = frame
         .iter()
         .copied()

@@ -89,13 +89,7 @@ impl Server {
 
     /// A field of /proc/PID/status in kB.
     fn status_kb(&self, field: &str) -> u64 {
-        let text = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .expect("server status");
-        text.lines()
-            .find(|l| l.starts_with(field))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .expect("status field")
+        rcss3d::procfs::status_kib(self.child.id(), field).expect("status field")
     }
 
     /// SIGTERM, wait, and return the log.
@@ -267,9 +261,7 @@ fn scene_churn(port: u16, count: usize, until: Instant) -> Vec<tokio::task::Join
 
 /// One frame: 4-byte big-endian length, then the payload.
 fn frame(payload: &[u8]) -> Vec<u8> {
-    let mut out = (payload.len() as u32).to_be_bytes().to_vec();
-    out.extend_from_slice(payload);
-    out
+    rcss3d::net::client::frame(payload).to_vec()
 }
 
 /// `(x)` repeated to `len` bytes.
@@ -288,7 +280,7 @@ async fn an_agent_port_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
     let server = Server::spawn("agents", "");
     let honest = Honest::start(&server).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let before_kb = server.status_kb("VmRSS:");
+    let before_kb = server.status_kb("VmRSS");
     let probe = StallProbe::start();
     let until = Instant::now() + FLOOD;
     let mut tasks = Vec::new();
@@ -320,7 +312,7 @@ async fn an_agent_port_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
     for t in tasks {
         connections += t.await.expect("flooder");
     }
-    let peak_kb = server.status_kb("VmHWM:");
+    let peak_kb = server.status_kb("VmHWM");
     let (gap, frames) = honest.finish().await;
     let stall = probe.finish();
     let log = server.finish();
@@ -346,7 +338,7 @@ async fn a_monitor_command_flood_neither_stalls_an_honest_agent_nor_grows_memory
     let server = Server::spawn("monitors", "monitor: (trainer_secret: Some(\"s3cret\"))");
     let honest = Honest::start(&server).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let before_kb = server.status_kb("VmRSS:");
+    let before_kb = server.status_kb("VmRSS");
     let probe = StallProbe::start();
     let until = Instant::now() + FLOOD;
     let flood = "(kickOff Left)(dropBall)(ball (pos 0 0 1))".repeat(100);
@@ -381,7 +373,7 @@ async fn a_monitor_command_flood_neither_stalls_an_honest_agent_nor_grows_memory
     for t in tasks {
         sent += t.await.expect("monitor flooder");
     }
-    let peak_kb = server.status_kb("VmHWM:");
+    let peak_kb = server.status_kb("VmHWM");
     let (gap, frames) = honest.finish().await;
     let stall = probe.finish();
     let log = server.finish();
@@ -578,7 +570,7 @@ async fn one_agent_connection_holds_a_bounded_amount_of_memory() {
     let server = Server::spawn("memory", "");
     let honest = Honest::start(&server).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let before_kb = server.status_kb("VmRSS:");
+    let before_kb = server.status_kb("VmRSS");
     // Each connection does the worst it can without being cut off: it has
     // a robot in a team, never reads its frames (they queue up to
     // `agent_queue`), and sends the largest messages the limits allow, as
@@ -626,7 +618,7 @@ async fn one_agent_connection_holds_a_bounded_amount_of_memory() {
         still_open += usize::from(open);
         sockets.push(s);
     }
-    let peak_kb = server.status_kb("VmHWM:");
+    let peak_kb = server.status_kb("VmHWM");
     drop(sockets);
     let (gap, frames) = honest.finish().await;
     let log = server.finish();
@@ -656,7 +648,7 @@ async fn one_monitor_connection_holds_a_bounded_amount_of_memory() {
     let server = Server::spawn("monitor-memory", "");
     let honest = Honest::start(&server).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let before_kb = server.status_kb("VmRSS:");
+    let before_kb = server.status_kb("VmRSS");
     // Each monitor never reads (its queue of frames stays full) and sends
     // the largest frames of the most elements the limits allow.
     let probe = StallProbe::start();
@@ -688,7 +680,7 @@ async fn one_monitor_connection_holds_a_bounded_amount_of_memory() {
         still_open += usize::from(open);
         sockets.push(s);
     }
-    let peak_kb = server.status_kb("VmHWM:");
+    let peak_kb = server.status_kb("VmHWM");
     drop(sockets);
     let (gap, frames) = honest.finish().await;
     let stall = probe.finish();

@@ -12,9 +12,9 @@ use tokio::net::TcpStream;
 use util::{test_config, TestAgent, TestServer};
 
 async fn monitor_send(m: &mut TcpStream, cmd: &str) {
-    let mut buf = (cmd.len() as u32).to_be_bytes().to_vec();
-    buf.extend_from_slice(cmd.as_bytes());
-    m.write_all(&buf).await.expect("monitor write");
+    m.write_all(&rcss3d::net::client::frame(cmd.as_bytes()))
+        .await
+        .expect("monitor write");
 }
 
 fn play_mode(frame: &str) -> &str {

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use rcss3d::command::decode_all;
 use rcss3d::monitor::command::parse_commands;
+use rcss3d::net::client::AgentClient;
 use rcss3d::sexp::parse;
 use rcss3d::sim::model::ModelLibrary;
 use rcss3d::sim::scene::parse_sexps;
@@ -45,7 +46,7 @@ fn isolated(name: &str, body: impl FnOnce()) {
     );
 }
 
-/// The simulation thread (`net::server::run`) and tokio workers run with
+/// The simulation thread (`app::run`) and tokio workers run with
 /// std's default 2 MiB stack; run a body on a thread of that size so a
 /// recursion that would only overflow there overflows here too.
 fn on_server_sized_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
@@ -61,7 +62,7 @@ fn on_server_sized_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'stat
 // Agent robot type: `(scene rsg/agent/nao/nao_hetero.rsg <arg>)`. The
 // argument is substituted into `(eval "NaoType[" $type "]['UseToe']")`, and
 // the scene evaluator parses that expression by recursive descent
-// (`ExprParser::unary` / `atom` in src/sim/scene.rs) on the simulation
+// (`ExprParser::unary` / `atom` in src/sim/scene/expr.rs) on the simulation
 // thread. Only small canonical integers are accepted as scene arguments, so
 // an agent cannot make the evaluator recurse without bound (one 1 MiB frame
 // would overflow the stack and abort the whole server) nor cache another
@@ -115,7 +116,6 @@ fn scene_type_arg_deep_expression_from_an_agent_leaves_the_server_running() {
                 .build()
                 .expect("runtime");
             rt.block_on(async {
-                use tokio::io::{AsyncReadExt, AsyncWriteExt};
                 let cfg = rcss3d::config::Config {
                     bind: [127, 0, 0, 1].into(),
                     sync_mode: false,
@@ -131,7 +131,7 @@ fn scene_type_arg_deep_expression_from_an_agent_leaves_the_server_running() {
                     .expect("bind");
                 let addr = agents.local_addr().expect("addr");
                 let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-                let server = tokio::spawn(rcss3d::net::server::run(
+                let server = tokio::spawn(rcss3d::app::run(
                     Arc::new(cfg),
                     agents,
                     monitors,
@@ -139,31 +139,21 @@ fn scene_type_arg_deep_expression_from_an_agent_leaves_the_server_running() {
                         let _ = stop_rx.await;
                     },
                 ));
-                let frame = |m: &str| {
-                    let mut b = (m.len() as u32).to_be_bytes().to_vec();
-                    b.extend_from_slice(m.as_bytes());
-                    b
-                };
-                let mut bad = tokio::net::TcpStream::connect(addr).await.expect("connect");
+                let mut bad = AgentClient::connect(addr).await.expect("connect");
                 let msg = format!("(scene {NAO_HETERO} {}0)", "-".repeat(200_000));
-                bad.write_all(&frame(&msg)).await.expect("send");
-                let mut witness = tokio::net::TcpStream::connect(addr).await.expect("connect");
+                bad.send(&msg).await.expect("send");
+                let mut witness = AgentClient::connect(addr).await.expect("connect");
                 witness
-                    .write_all(&frame(&format!("(scene {NAO_HETERO} 0)")))
+                    .send(&format!("(scene {NAO_HETERO} 0)"))
                     .await
                     .expect("send");
                 // 100 frames = 2 s of real-time play after the bad scene.
                 for _ in 0..100 {
-                    let mut len = [0u8; 4];
-                    tokio::time::timeout(
-                        std::time::Duration::from_secs(5),
-                        witness.read_exact(&mut len),
-                    )
-                    .await
-                    .expect("a frame within 5 s")
-                    .expect("server still up");
-                    let mut buf = vec![0u8; u32::from_be_bytes(len) as usize];
-                    witness.read_exact(&mut buf).await.expect("frame body");
+                    tokio::time::timeout(std::time::Duration::from_secs(5), witness.recv())
+                        .await
+                        .expect("a frame within 5 s")
+                        .expect("server still up")
+                        .expect("a whole frame");
                 }
                 let _ = stop_tx.send(());
                 let _ = tokio::time::timeout(std::time::Duration::from_secs(20), server).await;

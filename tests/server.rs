@@ -5,6 +5,7 @@ mod util;
 
 use std::time::{Duration, Instant};
 
+use rcss3d::net::client::frame;
 use util::{joint, now, shape, test_config, TestServer};
 
 /// The perceptor sequence of a type 0 frame without the optional parts.
@@ -247,13 +248,12 @@ async fn several_messages_in_one_write_and_split_frames() {
     // Two messages in one write, the second split across two writes.
     let m1 = b"(he1 1.0)";
     let m2 = b"(he2 0.5)(syn)";
-    let mut bytes = (m1.len() as u32).to_be_bytes().to_vec();
-    bytes.extend_from_slice(m1);
-    bytes.extend_from_slice(&(m2.len() as u32).to_be_bytes());
-    bytes.extend_from_slice(&m2[..5]);
+    let second = frame(m2);
+    let mut bytes = frame(m1).to_vec();
+    bytes.extend_from_slice(&second[..4 + 5]);
     a.send_raw(&bytes).await;
     tokio::time::sleep(Duration::from_millis(50)).await;
-    a.send_raw(&m2[5..]).await;
+    a.send_raw(&second[4 + 5..]).await;
     a.recv().await;
     let f = a.cycle("").await;
     let f = if joint(&f, "hj2") < 0.1 {

@@ -444,10 +444,10 @@ async fn a_reset_connection_is_an_ordinary_disconnect() {
     let mut b = server.agent().await;
     let a = a.autosync();
     b.join("Reset", 2, 0).await;
-    let peer = b.stream.local_addr().expect("addr").to_string();
+    let peer = b.stream().local_addr().expect("addr").to_string();
     // Half a frame buffered, then an RST (linger 0) instead of a FIN.
     b.send_raw(&[0, 0, 0, 30, b'(', b's']).await;
-    reset_on_drop(&b.stream);
+    reset_on_drop(b.stream());
     drop(b);
     let mon = tokio::net::TcpStream::connect(server.monitor_addr)
         .await

@@ -338,7 +338,7 @@ fn run_server(args: &ServerArgs) -> Result<ExitCode> {
             .with_context(|| format!("cannot listen for monitors on {monitor_addr}"))?;
         tracing::info!(%agent_addr, %monitor_addr, sync = cfg.sync_mode, real_time = cfg.real_time, "rcss3d listening");
         let summary =
-            rcss3d::net::server::run_with(cfg, agents, monitors, extensions, shutdown_signal())
+            rcss3d::app::run_with(cfg, agents, monitors, extensions, shutdown_signal())
                 .await?;
         tracing::info!(
             cycles = summary.cycles,

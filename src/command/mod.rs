@@ -147,23 +147,12 @@ pub(crate) fn number_param(
     atom_param(params, index, command, what).map(|a| atof(a) as f32)
 }
 
-/// Keeps log lines short when a client sends something huge.
-/// Public alias of the log-line truncation, for other modules.
-pub fn truncate_public(s: &str) -> String {
-    truncate(s)
-}
+/// Agent text quoted in errors is cut after this many characters.
+const MAX_QUOTED: usize = 64;
 
+/// Agent text cut short for an error message (see [`crate::text`]).
 pub(crate) fn truncate(s: &str) -> String {
-    const MAX: usize = 64;
-    if s.len() <= MAX {
-        s.to_owned()
-    } else {
-        let mut end = MAX;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}...", &s[..end])
-    }
+    crate::text::truncate(s, MAX_QUOTED)
 }
 
 #[cfg(test)]

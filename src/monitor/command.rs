@@ -438,13 +438,12 @@ fn bad(command: &'static str, what: &'static str, value: &str) -> MonitorCommand
     }
 }
 
-/// Untrusted text in error messages is cut to a readable length.
+/// Monitor text quoted in errors is cut after this many characters.
+const MAX_QUOTED: usize = 80;
+
+/// Monitor text cut short for an error message (see [`crate::text`]).
 fn truncate(s: &str) -> String {
-    const MAX: usize = 80;
-    match s.char_indices().nth(MAX) {
-        Some((i, _)) => format!("{}...", &s[..i]),
-        None => s.to_owned(),
-    }
+    crate::text::truncate(s, MAX_QUOTED)
 }
 
 fn show(node: &Node<'_>) -> String {

@@ -4,8 +4,10 @@
 //! cut by [`crate::framing`] and repeated log lines thinned by
 //! [`crate::log_limit`]. Nothing here knows about the world; connections
 //! talk to the simulation thread through channels (see
-//! [`crate::sim::driver`]).
+//! [`crate::sim::driver`]). [`client`] is the other end: the agent client
+//! of the tests and tools.
 
+pub mod client;
 pub mod handshake;
 pub mod rate;
 pub mod server;

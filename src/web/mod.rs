@@ -4,7 +4,7 @@
 //!
 //! * live: `rcss3d --web-port 8080` serves the page and a WebSocket stream
 //!   of the snapshots the monitor port gets ([`live`] attaches to the
-//!   server through [`crate::net::server::Attachment`]); trainer buttons
+//!   server through [`crate::app::Attachment`]); trainer buttons
 //!   send monitor commands under the monitor port's access rule;
 //! * replay: `rcss3d replay FILE --web-port 8080` serves the same page for
 //!   a match log, with play, pause, step, seek and speed ([`replay()`]).
@@ -31,8 +31,8 @@ use std::sync::Arc;
 use thiserror::Error;
 use tokio::net::TcpListener;
 
+use crate::app::{Attachment, Extension};
 use crate::config::Config;
-use crate::net::server::{Attachment, Extension};
 use commands::TrainerAccess;
 use shapes::{FieldView, RobotShapes};
 
@@ -59,7 +59,7 @@ pub enum WebError {
 }
 
 /// Binds `addr` and returns the live web monitor as a server extension
-/// (pass it to [`crate::net::server::run_with`]).
+/// (pass it to [`crate::app::run_with`]).
 pub async fn live(addr: SocketAddr, cfg: &Config) -> Result<Extension, WebError> {
     let listener = TcpListener::bind(addr)
         .await

@@ -244,10 +244,9 @@ async fn a_monitor_that_never_reads_stalls_nothing() {
     }
     // The lazy client can still command.
     let cmd = b"(dropBall)";
-    lazy.write_all(&(cmd.len() as u32).to_be_bytes())
+    lazy.write_all(&rcss3d::net::client::frame(cmd))
         .await
         .unwrap();
-    lazy.write_all(cmd).await.unwrap();
     let r = timeout(T, server.commands.recv()).await.unwrap().unwrap();
     assert_eq!(r.command, MonitorCommand::DropBall);
     // When it finally reads, it gets whole frames: a full state, then

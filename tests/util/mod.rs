@@ -6,12 +6,12 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use rcss3d::config::Config;
+use rcss3d::net::client::AgentClient;
 use rcss3d::sim::driver::RunSummary;
 
 /// How long a test waits for one frame before failing.
@@ -22,7 +22,7 @@ pub struct TestServer {
     pub agent_addr: SocketAddr,
     pub monitor_addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<Result<RunSummary, rcss3d::net::server::ServerError>>>,
+    task: Option<JoinHandle<Result<RunSummary, rcss3d::app::ServerError>>>,
 }
 
 /// A config for tests: loopback, sync mode without the real-time timer,
@@ -51,7 +51,7 @@ impl TestServer {
         let agent_addr = agents.local_addr().expect("addr");
         let monitor_addr = monitors.local_addr().expect("addr");
         let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(rcss3d::net::server::run(
+        let task = tokio::spawn(rcss3d::app::run(
             Arc::new(cfg),
             agents,
             monitors,
@@ -98,32 +98,30 @@ impl Drop for TestServer {
     }
 }
 
-/// A minimal agent: length-prefixed frames over TCP.
+/// A test agent: the library's agent client, failing the test on I/O
+/// errors, and tracking whether a frame is still to be answered.
 pub struct TestAgent {
-    pub stream: TcpStream,
-    /// Bytes read but not yet returned as frames (reads are cancel-safe:
-    /// a timeout never loses part of a frame).
-    buf: Vec<u8>,
+    pub client: AgentClient,
     /// Received a frame that has not been answered with `(syn)` yet.
     pub owes: bool,
 }
 
 impl TestAgent {
     pub async fn connect(addr: SocketAddr) -> TestAgent {
-        let stream = TcpStream::connect(addr).await.expect("connect");
-        stream.set_nodelay(true).expect("nodelay");
         TestAgent {
-            stream,
-            buf: Vec::new(),
+            client: AgentClient::connect(addr).await.expect("connect"),
             owes: false,
         }
     }
 
+    /// The agent's socket.
+    pub fn stream(&self) -> &TcpStream {
+        self.client.stream()
+    }
+
     /// Sends one message.
     pub async fn send(&mut self, msg: &str) {
-        let mut buf = (msg.len() as u32).to_be_bytes().to_vec();
-        buf.extend_from_slice(msg.as_bytes());
-        self.stream.write_all(&buf).await.expect("send");
+        self.client.send(msg).await.expect("send");
         if msg.contains("(syn)") {
             self.owes = false;
         }
@@ -131,7 +129,7 @@ impl TestAgent {
 
     /// Sends raw bytes (for malformed input tests).
     pub async fn send_raw(&mut self, bytes: &[u8]) {
-        self.stream.write_all(bytes).await.expect("send raw");
+        self.client.send_raw(bytes).await.expect("send raw");
     }
 
     /// Receives one frame as text, failing the test after FRAME_TIMEOUT.
@@ -151,22 +149,11 @@ impl TestAgent {
 
     /// Receives one frame, or `None` on timeout or close.
     pub async fn try_recv(&mut self, timeout: Duration) -> Option<String> {
-        let deadline = tokio::time::Instant::now() + timeout;
-        let got = loop {
-            if self.buf.len() >= 4 {
-                let n = u32::from_be_bytes([self.buf[0], self.buf[1], self.buf[2], self.buf[3]])
-                    as usize;
-                if self.buf.len() >= 4 + n {
-                    let frame: Vec<u8> = self.buf.drain(..4 + n).skip(4).collect();
-                    break String::from_utf8(frame).ok();
-                }
-            }
-            let mut chunk = [0u8; 16384];
-            match tokio::time::timeout_at(deadline, self.stream.read(&mut chunk)).await {
-                Ok(Ok(0)) | Ok(Err(_)) | Err(_) => break None,
-                Ok(Ok(k)) => self.buf.extend_from_slice(&chunk[..k]),
-            }
-        };
+        let got = self
+            .client
+            .recv_within(timeout)
+            .await
+            .and_then(|f| String::from_utf8(f.to_vec()).ok());
         if got.is_some() {
             self.owes = true;
         }
@@ -175,15 +162,7 @@ impl TestAgent {
 
     /// Whether the server closed the connection within `timeout`.
     pub async fn closed_within(&mut self, timeout: Duration) -> bool {
-        let mut buf = [0u8; 4096];
-        let deadline = tokio::time::Instant::now() + timeout;
-        loop {
-            match tokio::time::timeout_at(deadline, self.stream.read(&mut buf)).await {
-                Err(_) => return false,
-                Ok(Ok(0)) | Ok(Err(_)) => return true,
-                Ok(Ok(_)) => continue,
-            }
-        }
+        self.client.closed_within(timeout).await
     }
 
     /// Waits for the next frame unless one is already unanswered, so the

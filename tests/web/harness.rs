@@ -31,7 +31,7 @@ pub struct WebServer {
     pub monitor_addr: SocketAddr,
     pub web_addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<Result<RunSummary, rcss3d::net::server::ServerError>>>,
+    task: Option<JoinHandle<Result<RunSummary, rcss3d::app::ServerError>>>,
 }
 
 impl WebServer {
@@ -45,7 +45,7 @@ impl WebServer {
         let web_addr = pages.local_addr().expect("addr");
         let ext = rcss3d::web::live_on(pages, &cfg, web).expect("web monitor");
         let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(rcss3d::net::server::run_with(
+        let task = tokio::spawn(rcss3d::app::run_with(
             Arc::new(cfg),
             agents,
             monitors,

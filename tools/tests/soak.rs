@@ -1,10 +1,10 @@
-//! The CI soak. Runs `src/bin/soak.rs` against the real server
+//! The CI soak. Runs the `soak` tool (`tools/src/bin/soak/`) against the real server
 //! binary for a few minutes (22 honest agents in real-time mode, the chaos
 //! client, two monitors of which one stops reading) and checks its report.
 //!
 //! `RCSS3D_SOAK_SECS` sets the length (default 180 s; `0` skips the test,
 //! for quick local runs). The full 30-minute run is
-//! `cargo run --release --bin soak -- --server-bin target/release/rcss3d`.
+//! `cargo run --release -p rcss3d-tools --bin soak -- --server-bin target/release/rcss3d`.
 //!
 //! Asserted: no panic and no crash, RSS growth under 10 %, the honest
 //! agents' frames never interrupted for more than 1 s, none missed and no
@@ -14,7 +14,34 @@
 //! whatever the CI machine has free.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::process::Command;
+
+/// The server binary of the same build: `cargo test` at the workspace
+/// root builds it beside the soak tool; a run of this package alone
+/// (`cargo test -p rcss3d-tools`) builds it first.
+fn server_binary() -> PathBuf {
+    let soak = PathBuf::from(env!("CARGO_BIN_EXE_soak"));
+    let server = soak.with_file_name(format!("rcss3d{}", std::env::consts::EXE_SUFFIX));
+    if !server.exists() {
+        let profile = soak
+            .parent()
+            .and_then(|d| d.file_name())
+            .and_then(|n| n.to_str())
+            .unwrap_or("debug");
+        let mut build = Command::new(env!("CARGO"));
+        build.args(["build", "-p", "rcss3d", "--bin", "rcss3d"]);
+        if profile == "release" {
+            build.arg("--release");
+        }
+        if let Some(target) = soak.parent().and_then(|d| d.parent()) {
+            build.arg("--target-dir").arg(target);
+        }
+        let status = build.status().expect("run cargo build for the server");
+        assert!(status.success(), "building the rcss3d server failed");
+    }
+    server
+}
 
 fn soak_secs() -> u64 {
     std::env::var("RCSS3D_SOAK_SECS")
@@ -45,7 +72,7 @@ fn soak_with_chaos_clients_and_a_stalled_monitor() {
     let out = Command::new(env!("CARGO_BIN_EXE_soak"))
         .args(["--minutes", &format!("{}", secs as f64 / 60.0)])
         .arg("--server-bin")
-        .arg(env!("CARGO_BIN_EXE_rcss3d"))
+        .arg(server_binary())
         .arg("--log")
         .arg(&log)
         .env("RUST_LOG", "info")

@@ -1,0 +1,179 @@
+//! The application: one running server. [`run`] builds the simulation and
+//! starts its thread, opens the match log, draws the seed, starts the agent
+//! accept loop ([`crate::net::server`]), the monitor server
+//! ([`crate::monitor::serve`]) and any extensions (the web monitor), waits
+//! for the match to end or a shutdown, then prints the results summary.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, watch};
+use tracing::{info, warn};
+
+use crate::config::Config;
+use crate::net::server::accept_agents;
+use crate::sim::driver::Input;
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The world or the robot models could not be built.
+    #[error("cannot build the simulation: {0}")]
+    Sim(#[from] crate::sim::cycle::SimError),
+    /// The match log could not be opened.
+    #[error("cannot open the match log: {0}")]
+    Log(String),
+    /// The simulation thread could not be started or panicked.
+    #[error("simulation thread: {0}")]
+    Thread(String),
+}
+
+/// What an extra consumer of the world (the web monitor) gets when it is
+/// attached to a running server: the snapshot channel the monitor port
+/// follows (same snapshots, same cadence), the monitor command queue, and
+/// the server's stop flag (turns true when the server stops).
+pub struct Attachment {
+    /// Latest world snapshot, as the monitor port sees it.
+    pub snapshots: crate::monitor::server::SnapshotReceiver,
+    /// Commands for the simulation, carried out like monitor commands.
+    pub commands: mpsc::Sender<crate::monitor::MonitorRequest>,
+    /// Turns true when the server stops.
+    pub stop: watch::Receiver<bool>,
+}
+
+/// An extra service run beside the agent and monitor ports; the server
+/// awaits its future after stopping.
+pub type Extension = Box<
+    dyn FnOnce(Attachment) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>
+        + Send,
+>;
+
+/// Runs a whole server on two bound listeners until `shutdown` completes,
+/// a monitor sends `(killsim)` or the referee ends the match with
+/// `AutomaticQuit`. Returns the run summary after the log is finished.
+pub async fn run(
+    cfg: Arc<Config>,
+    agents: TcpListener,
+    monitors: TcpListener,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<crate::sim::driver::RunSummary, ServerError> {
+    run_with(cfg, agents, monitors, Vec::new(), shutdown).await
+}
+
+/// [`run`] with extra services attached to the snapshot channel and the
+/// monitor command queue (see [`Attachment`]).
+pub async fn run_with(
+    cfg: Arc<Config>,
+    agents: TcpListener,
+    monitors: TcpListener,
+    extensions: Vec<Extension>,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<crate::sim::driver::RunSummary, ServerError> {
+    use crate::sim::driver::{self, Outputs};
+
+    let seed = if cfg.seed == 0 {
+        rand::random::<u64>().max(1)
+    } else {
+        cfg.seed
+    };
+    info!(seed, "random seed (replay with --seed {seed})");
+    let sim = crate::sim::cycle::Simulation::new(cfg.clone(), seed)?;
+    let monitor_cfg = cfg.monitor_config();
+    let log = match &monitor_cfg.log {
+        Some(path) => Some(
+            crate::monitor::log::LogWriter::spawn(path, &monitor_cfg, seed)
+                .map_err(|e| ServerError::Log(format!("{}: {e}", path.display())))?,
+        ),
+        None => None,
+    };
+    let (snap_tx, snap_rx) = watch::channel(None);
+    let (input_tx, input_rx) = std::sync::mpsc::channel();
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let cycle = Arc::new(AtomicU64::new(0));
+    let outputs = Outputs {
+        cycle: cycle.clone(),
+        snapshots: snap_tx,
+        log,
+        monitor_step: u64::from(cfg.monitor.monitor_step.max(1)),
+        log_step: u64::from(cfg.monitor.log_step.max(1)),
+    };
+    let sim_cfg = cfg.clone();
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+    let span = tracing::Span::current();
+    std::thread::Builder::new()
+        .name("simulation".into())
+        .spawn(move || {
+            let _g = span.enter();
+            let summary = driver::run(sim, sim_cfg, input_rx, outputs);
+            let _ = done_tx.send(summary);
+        })
+        .map_err(|e| ServerError::Thread(e.to_string()))?;
+
+    // Monitor commands arrive on a tokio channel; forward them in order.
+    let (mon_tx, mut mon_rx) = mpsc::channel::<crate::monitor::MonitorRequest>(1024);
+    let fwd_inputs = input_tx.clone();
+    tokio::spawn(async move {
+        while let Some(req) = mon_rx.recv().await {
+            if fwd_inputs.send(Input::Monitor(req)).is_err() {
+                break;
+            }
+        }
+    });
+    let extension_tasks: Vec<_> = extensions
+        .into_iter()
+        .map(|ext| {
+            tokio::spawn(ext(Attachment {
+                snapshots: snap_rx.clone(),
+                commands: mon_tx.clone(),
+                stop: stop_rx.clone(),
+            }))
+        })
+        .collect();
+    let mut mon_stop = stop_rx.clone();
+    let monitor_task = tokio::spawn(crate::monitor::serve(
+        monitors,
+        snap_rx,
+        mon_tx,
+        Arc::new(monitor_cfg.clone()),
+        async move {
+            let _ = mon_stop.wait_for(|s| *s).await;
+        },
+    ));
+    let agent_task = tokio::spawn(accept_agents(
+        agents,
+        input_tx.clone(),
+        cfg.clone(),
+        cycle,
+        stop_rx,
+    ));
+
+    tokio::pin!(shutdown);
+    let mut done_rx = done_rx;
+    let summary = tokio::select! {
+        s = &mut done_rx => s,
+        _ = &mut shutdown => {
+            info!("shutdown requested");
+            let _ = input_tx.send(Input::Shutdown);
+            (&mut done_rx).await
+        }
+    };
+    let _ = stop_tx.send(true);
+    let _ = agent_task.await;
+    let _ = monitor_task.await;
+    for task in extension_tasks {
+        let _ = task.await;
+    }
+    let summary =
+        summary.map_err(|_| ServerError::Thread("the simulation thread panicked".into()))?;
+    // The results summary a tournament script wants: stdout, and a file if
+    // configured.
+    let results = crate::monitor::log::MatchSummary::from_snapshot(&summary.last, summary.seed);
+    println!("{}", results.to_text());
+    if let Some(path) = &monitor_cfg.summary_path {
+        if let Err(e) = results.write_file(path) {
+            warn!(path = %path.display(), cause = %e, "cannot write the results summary");
+        }
+    }
+    Ok(summary)
+}

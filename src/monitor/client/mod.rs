@@ -1,0 +1,138 @@
+//! A light monitor client: connect to a server's monitor port, follow the
+//! match (every message is checked against RoboViz's rules and applied to
+//! a tracked copy of the scene), and send commands.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), rcss3d::monitor::client::ClientError> {
+//! use rcss3d::monitor::client::MonitorClient;
+//!
+//! let mut monitor = MonitorClient::connect("127.0.0.1:3200").await?;
+//! monitor.send("(kickOff Left)").await?;
+//! while let Some(msg) = monitor.next_message().await? {
+//!     let scene = monitor.scene();
+//!     println!(
+//!         "{:?} t={} score {}:{} ball {:?} robots {}",
+//!         msg.kind,
+//!         scene.game.time,
+//!         scene.game.score_left,
+//!         scene.game.score_right,
+//!         scene.ball_position(),
+//!         scene.robots().len()
+//!     );
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`validate_message`] and [`TrackedScene::apply`] work on plain text as
+//! well, so a match log can be checked line by line without a socket.
+
+use bytes::Bytes;
+use futures::{SinkExt, StreamExt};
+use thiserror::Error;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{TcpStream, ToSocketAddrs};
+use tokio_util::codec::{FramedRead, FramedWrite, LengthDelimitedCodec};
+
+mod check;
+mod scene;
+
+pub use check::{check_log, is_roboviz_mesh, validate_message, LogCheck};
+pub use scene::{GameView, NodeKind, RobotView, SceneNode, TrackedScene};
+
+use super::frame::FrameKind;
+
+/// Why the client stopped or rejected a message.
+#[derive(Debug, Error)]
+pub enum ClientError {
+    /// Socket failure.
+    #[error("monitor connection: {0}")]
+    Io(#[from] std::io::Error),
+    /// A message broke a rule RoboViz depends on.
+    #[error("invalid monitor message: {0}")]
+    Invalid(String),
+    /// A delta does not fit the tree of the last full state.
+    #[error("delta does not match the last full state: {0}")]
+    Shape(String),
+    /// A delta arrived before any full state.
+    #[error("delta before the first full state")]
+    NoFullState,
+}
+
+fn invalid(msg: impl Into<String>) -> ClientError {
+    ClientError::Invalid(msg.into())
+}
+
+/// One message as received.
+#[derive(Debug, Clone)]
+pub struct Received {
+    /// Full state or delta.
+    pub kind: FrameKind,
+    /// The payload text.
+    pub text: String,
+}
+
+/// A monitor connection that tracks the scene.
+pub struct MonitorClient {
+    reader: FramedRead<OwnedReadHalf, LengthDelimitedCodec>,
+    writer: FramedWrite<OwnedWriteHalf, LengthDelimitedCodec>,
+    scene: TrackedScene,
+}
+
+fn codec() -> LengthDelimitedCodec {
+    LengthDelimitedCodec::builder()
+        .big_endian()
+        .length_field_length(4)
+        .max_frame_length(64 * 1024 * 1024)
+        .new_codec()
+}
+
+impl MonitorClient {
+    /// Connects to a monitor port.
+    pub async fn connect(addr: impl ToSocketAddrs) -> Result<MonitorClient, ClientError> {
+        let stream = TcpStream::connect(addr).await?;
+        let _ = stream.set_nodelay(true);
+        let (rd, wr) = stream.into_split();
+        Ok(MonitorClient {
+            reader: FramedRead::new(rd, codec()),
+            writer: FramedWrite::new(wr, codec()),
+            scene: TrackedScene::default(),
+        })
+    }
+
+    /// Reads the next message, checks it ([`validate_message`]) and applies
+    /// it to the tracked scene. `None` when the server closed the
+    /// connection. A zero-length frame is an error (RoboViz would stop).
+    pub async fn next_message(&mut self) -> Result<Option<Received>, ClientError> {
+        let Some(frame) = self.reader.next().await else {
+            return Ok(None);
+        };
+        let frame = frame?;
+        if frame.is_empty() {
+            return Err(invalid("zero-length frame"));
+        }
+        let text =
+            String::from_utf8(frame.to_vec()).map_err(|_| invalid("payload is not UTF-8"))?;
+        let kind = self.scene.apply(&text)?;
+        Ok(Some(Received { kind, text }))
+    }
+
+    /// Sends one frame holding `commands` (one or more S-expressions).
+    pub async fn send(&mut self, commands: &str) -> Result<(), ClientError> {
+        self.writer
+            .send(Bytes::copy_from_slice(commands.as_bytes()))
+            .await?;
+        Ok(())
+    }
+
+    /// Sends raw bytes as one frame (for tests of malformed input).
+    pub async fn send_bytes(&mut self, payload: &[u8]) -> Result<(), ClientError> {
+        self.writer.send(Bytes::copy_from_slice(payload)).await?;
+        Ok(())
+    }
+
+    /// The scene as of the last message.
+    pub fn scene(&self) -> &TrackedScene {
+        &self.scene
+    }
+}

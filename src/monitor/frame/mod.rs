@@ -1,0 +1,283 @@
+//! Monitor messages built from a [`WorldSnapshot`]: the full state
+//! (`RSG`) and the per-consumer delta (`RDS`) of monitor-protocol.md §2–§9.
+//!
+//! A [`FrameBuilder`] holds what never changes (environment predicates and
+//! the static scene, serialised once). A [`ConsumerState`] remembers what one
+//! consumer (one monitor connection, or the log file) last received, so that
+//! every consumer gets every change exactly once (§6.3). Building is pure:
+//! no I/O, no clock, no hashing, so identical snapshots give identical bytes.
+
+use std::sync::Arc;
+
+use nalgebra::Isometry3;
+
+mod emit;
+mod game;
+mod robot;
+mod scene;
+
+use emit::Emitter;
+use game::{env_predicates, write_game};
+use robot::part_slots;
+use scene::{dynamic_scene, static_scene};
+
+use super::config::FieldParams;
+use crate::rules::{PlayMode, Side};
+use crate::sim::snapshot::{RobotSnapshot, WorldSnapshot};
+
+/// Which header a built message carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameKind {
+    /// `(RSG 0 1)`: environment, all game state, the whole scene.
+    Full,
+    /// `(RDS 0 1)`: changes since this consumer's last message.
+    Delta,
+}
+
+/// A transform entry differing by more than this from the last sent value
+/// makes a delta carry the `SLT` (§6.1).
+pub const MOVE_THRESHOLD: f32 = 0.005;
+
+type Mat = [f32; 16];
+
+const IDENTITY: Mat = translation(0.0, 0.0, 0.0);
+/// The fixed mesh rotation of the field, skybox, Nao torso and head (`Rm`).
+const RM: Mat = [
+    -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+];
+
+const fn translation(x: f32, y: f32, z: f32) -> Mat {
+    [
+        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, x, y, z, 1.0,
+    ]
+}
+
+fn isometry_matrix(pose: &Isometry3<f32>) -> Mat {
+    let h = pose.to_homogeneous();
+    let mut m = [0.0; 16];
+    m.copy_from_slice(h.as_slice());
+    m
+}
+
+/// What one consumer last received: the structure it saw in its last full
+/// state, the matrices and visibilities of every dynamic node, the
+/// game-state values and the number of foul records.
+#[derive(Debug, Clone, Default)]
+pub struct ConsumerState {
+    /// Structure of the last full state; `None` before the first message.
+    structure: Option<Structure>,
+    matrices: Vec<Mat>,
+    visible: Vec<bool>,
+    game: SentGame,
+    fouls_sent: usize,
+    fouls_started: bool,
+    force_full: bool,
+    messages: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+struct SentGame {
+    half: u8,
+    score_left: u32,
+    score_right: u32,
+    play_mode: Option<PlayMode>,
+    team_left: Option<Arc<str>>,
+    team_right: Option<Arc<str>>,
+}
+
+/// What decides the tree shape and the robot materials. A change of any of
+/// it needs a full state (§7).
+#[derive(Debug, Clone, PartialEq)]
+struct Structure {
+    version: u64,
+    robots: Vec<RobotKey>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct RobotKey {
+    id: u32,
+    side: Option<Side>,
+    unum: u8,
+    robot_type: u8,
+    parts: u32,
+}
+
+impl ConsumerState {
+    /// A consumer that has received nothing yet: its first message will be
+    /// a full state.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Makes the next message a full state (`(reqfullstate)`).
+    pub fn request_full_state(&mut self) {
+        self.force_full = true;
+    }
+
+    /// Messages built for this consumer so far.
+    pub fn messages(&self) -> u64 {
+        self.messages
+    }
+
+    /// Whether the next message for `snap` must be a full state: first
+    /// message, requested, or the scene structure changed (a robot joined,
+    /// left, was initialised, changed side, or `structure_version` moved).
+    pub fn needs_full_state(&self, snap: &WorldSnapshot) -> bool {
+        match &self.structure {
+            None => true,
+            Some(s) => self.force_full || !s.matches(snap),
+        }
+    }
+}
+
+impl Structure {
+    fn of(snap: &WorldSnapshot) -> Structure {
+        Structure {
+            version: snap.structure_version,
+            robots: snap.robots.iter().map(RobotKey::of).collect(),
+        }
+    }
+
+    fn matches(&self, snap: &WorldSnapshot) -> bool {
+        self.version == snap.structure_version
+            && self.robots.len() == snap.robots.len()
+            && self
+                .robots
+                .iter()
+                .zip(&snap.robots)
+                .all(|(k, r)| *k == RobotKey::of(r))
+    }
+}
+
+impl RobotKey {
+    fn of(r: &RobotSnapshot) -> RobotKey {
+        RobotKey {
+            id: r.id,
+            side: r.side,
+            unum: r.unum,
+            robot_type: r.robot_type,
+            parts: part_slots(r).1,
+        }
+    }
+}
+
+/// Serialises monitor messages for one field configuration. Cheap to share
+/// (`Arc`) between connections; all per-consumer state is in
+/// [`ConsumerState`].
+#[derive(Debug, Clone)]
+pub struct FrameBuilder {
+    field: FieldParams,
+    env_predicates: String,
+    static_full: String,
+    static_delta: String,
+}
+
+impl FrameBuilder {
+    /// Serialises the environment predicates and the static scene (§5.1,
+    /// nodes 1–35) once for these field values.
+    pub fn new(field: &FieldParams) -> Self {
+        let mut env = String::with_capacity(1024);
+        env_predicates(field, &mut env);
+        let mut scratch = ConsumerState::new();
+        let mut static_full = String::with_capacity(8 * 1024);
+        let mut e = Emitter::new(&mut static_full, &mut scratch, true);
+        static_scene(field, &mut e);
+        let mut static_delta = String::with_capacity(1024);
+        let mut e = Emitter::new(&mut static_delta, &mut scratch, false);
+        static_scene(field, &mut e);
+        FrameBuilder {
+            field: field.clone(),
+            env_predicates: env,
+            static_full,
+            static_delta,
+        }
+    }
+
+    /// The field values this builder announces.
+    pub fn field(&self) -> &FieldParams {
+        &self.field
+    }
+
+    /// Appends the next message for this consumer to `out` (a full state
+    /// when [`ConsumerState::needs_full_state`], else a delta) and records
+    /// what was sent. Returns the kind written.
+    pub fn write(
+        &self,
+        state: &mut ConsumerState,
+        snap: &WorldSnapshot,
+        out: &mut String,
+    ) -> FrameKind {
+        if state.needs_full_state(snap) {
+            self.write_full(state, snap, "", out);
+            FrameKind::Full
+        } else {
+            self.write_delta(state, snap, out);
+            FrameKind::Delta
+        }
+    }
+
+    /// Appends a full state to `out` and resets the consumer to it.
+    /// `extra_predicates` is inserted verbatim after `play_modes` (for
+    /// example the log's `(seed N)`); it must be empty or a sequence of
+    /// well-formed `(name value ...)` items.
+    pub fn write_full(
+        &self,
+        state: &mut ConsumerState,
+        snap: &WorldSnapshot,
+        extra_predicates: &str,
+        out: &mut String,
+    ) {
+        let mut finite = true;
+        out.push('(');
+        out.push_str(&self.env_predicates);
+        out.push_str(extra_predicates);
+        state.game = SentGame::default();
+        finite &= write_game(state, snap, true, out);
+        out.push_str(")(RSG 0 1)(");
+        out.push_str(&self.static_full);
+        state.matrices.clear();
+        state.visible.clear();
+        {
+            let mut e = Emitter::new(out, state, true);
+            dynamic_scene(&self.field, snap, &mut e);
+            finite &= e.finite;
+        }
+        out.push(')');
+        state.structure = Some(Structure::of(snap));
+        state.force_full = false;
+        state.messages += 1;
+        report_nonfinite(finite, snap);
+    }
+
+    /// Appends a delta against what this consumer last received. Falls
+    /// back to a full state when the structure no longer matches (a delta
+    /// of another shape would move the wrong objects in RoboViz).
+    pub fn write_delta(&self, state: &mut ConsumerState, snap: &WorldSnapshot, out: &mut String) {
+        if state.needs_full_state(snap) {
+            self.write_full(state, snap, "", out);
+            return;
+        }
+        let mut finite = true;
+        out.push('(');
+        finite &= write_game(state, snap, false, out);
+        out.push_str(")(RDS 0 1)(");
+        out.push_str(&self.static_delta);
+        {
+            let mut e = Emitter::new(out, state, false);
+            dynamic_scene(&self.field, snap, &mut e);
+            finite &= e.finite;
+        }
+        out.push(')');
+        state.messages += 1;
+        report_nonfinite(finite, snap);
+    }
+}
+
+fn report_nonfinite(finite: bool, snap: &WorldSnapshot) {
+    if !finite {
+        tracing::error!(
+            cycle = snap.cycle,
+            "non-finite value in the world snapshot; written as 0 to monitors and the log"
+        );
+    }
+}

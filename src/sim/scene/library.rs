@@ -1,0 +1,505 @@
+//! The scene library: every `.rsg` file and data table of a directory,
+//! and the expansion of a scene (`templ`, `def`, `$` substitution, `join`,
+//! `eval`, `switch`, `importScene`) into a [`SceneTree`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use nalgebra::Isometry3;
+
+use super::expr::eval_expr;
+use super::sexp::{parse_sexps, Sexp};
+use super::tree::{apply_call, fmt_num, Call, SceneNode, SceneTree};
+use super::{at, SceneError};
+
+/// A value of a data table.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(untagged)]
+enum TableValue {
+    Bool(bool),
+    Num(f64),
+    Text(String),
+}
+
+impl TableValue {
+    fn text(&self) -> String {
+        match self {
+            TableValue::Bool(b) => b.to_string(),
+            TableValue::Num(n) => fmt_num(*n),
+            TableValue::Text(t) => t.clone(),
+        }
+    }
+}
+
+/// A data table read from a `*.ron` file: either a list of records
+/// (looked up as `Name[i]['key']`, like the variant table `NaoType`) or one
+/// record (looked up as `Name.key`, like `Soccer.FieldLength`).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(untagged)]
+enum Table {
+    List(Vec<BTreeMap<String, TableValue>>),
+    Map(BTreeMap<String, TableValue>),
+}
+
+/// The scene files of one directory tree, read and syntax-checked at load
+/// time, plus the data tables (`*.ron`) found beside them.
+#[derive(Debug, Clone)]
+pub struct SceneLibrary {
+    root: PathBuf,
+    files: BTreeMap<String, Arc<Vec<Sexp>>>,
+    tables: BTreeMap<String, Table>,
+}
+
+const MAX_IMPORT_DEPTH: usize = 16;
+
+impl SceneLibrary {
+    /// Reads every `*.rsg` file below `dir` (keyed by its path relative to
+    /// `dir`, with `/` separators) and every `*.ron` data table.
+    pub fn load(dir: &Path) -> Result<SceneLibrary, SceneError> {
+        let mut lib = SceneLibrary {
+            root: dir.to_path_buf(),
+            files: BTreeMap::new(),
+            tables: BTreeMap::new(),
+        };
+        let mut pending = vec![dir.to_path_buf()];
+        while let Some(d) = pending.pop() {
+            let rd = std::fs::read_dir(&d).map_err(|source| SceneError::Io {
+                path: d.clone(),
+                source,
+            })?;
+            let mut entries = Vec::new();
+            for e in rd {
+                let e = e.map_err(|source| SceneError::Io {
+                    path: d.clone(),
+                    source,
+                })?;
+                entries.push(e.path());
+            }
+            entries.sort();
+            for p in entries {
+                if p.is_dir() {
+                    pending.push(p);
+                    continue;
+                }
+                let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+                if ext != "rsg" && ext != "ron" {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&p).map_err(|source| SceneError::Io {
+                    path: p.clone(),
+                    source,
+                })?;
+                if ext == "ron" {
+                    let t: BTreeMap<String, Table> =
+                        ron::from_str(&text).map_err(|e| SceneError::Table {
+                            path: p.clone(),
+                            message: e.to_string(),
+                        })?;
+                    lib.tables.extend(t);
+                    continue;
+                }
+                let rel = p
+                    .strip_prefix(dir)
+                    .unwrap_or(&p)
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                let name: Arc<str> = Arc::from(rel.as_str());
+                let sexps = parse_sexps(&name, &text)?;
+                check_header(&name, &sexps)?;
+                lib.files.insert(rel, Arc::new(sexps));
+            }
+        }
+        Ok(lib)
+    }
+
+    /// The directory the library was read from.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether a scene file of that resource path exists.
+    pub fn contains(&self, path: &str) -> bool {
+        self.files.contains_key(path)
+    }
+
+    /// Resource paths of all scene files, sorted.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.files.keys().map(String::as_str)
+    }
+
+    /// Expands a scene file with its template arguments into a node tree.
+    pub fn instantiate(&self, path: &str, args: &[String]) -> Result<SceneTree, SceneError> {
+        let mut tree = SceneTree {
+            nodes: vec![SceneNode {
+                class: "Root".into(),
+                name: None,
+                parent: None,
+                children: Vec::new(),
+                local: Isometry3::identity(),
+                world: Isometry3::identity(),
+                calls: Vec::new(),
+                file: Arc::from(path),
+                line: 0,
+            }],
+        };
+        self.import(&mut tree, 0, path, args, None, 0)?;
+        Ok(tree)
+    }
+
+    fn import(
+        &self,
+        tree: &mut SceneTree,
+        node: usize,
+        path: &str,
+        args: &[String],
+        from: Option<(&Arc<str>, usize)>,
+        depth: usize,
+    ) -> Result<(), SceneError> {
+        let sexps = match self.files.get(path) {
+            Some(s) => s.clone(),
+            None => {
+                return Err(match from {
+                    Some((f, l)) => at(f, l, format!("importScene: unknown scene '{path}'")),
+                    None => SceneError::UnknownScene(path.to_string()),
+                })
+            }
+        };
+        if depth > MAX_IMPORT_DEPTH {
+            let (f, l) = from
+                .map(|(f, l)| (f.clone(), l))
+                .unwrap_or((Arc::from(path), 0));
+            return Err(at(
+                &f,
+                l,
+                "importScene: imports nested too deeply (a cycle?)",
+            ));
+        }
+        let file: Arc<str> = Arc::from(path);
+        let mut env = Env {
+            file: file.clone(),
+            vars: BTreeMap::new(),
+            args: args.to_vec(),
+            args_used: false,
+        };
+        let body = match sexps.get(1) {
+            Some(Sexp::List(items, _)) => items.clone(),
+            Some(other) => return Err(at(&file, other.line(), "expected a list of statements")),
+            None => Vec::new(),
+        };
+        if sexps.len() > 2 {
+            return Err(at(
+                &file,
+                sexps[2].line(),
+                "unexpected expression after the statement list",
+            ));
+        }
+        for st in &body {
+            self.statement(tree, node, st, &mut env, depth)?;
+        }
+        Ok(())
+    }
+
+    fn statement(
+        &self,
+        tree: &mut SceneTree,
+        node: usize,
+        st: &Sexp,
+        env: &mut Env,
+        depth: usize,
+    ) -> Result<(), SceneError> {
+        let (items, line) = match st {
+            Sexp::List(items, line) => (items, *line),
+            Sexp::Atom(a, line) => {
+                return Err(at(
+                    &env.file,
+                    *line,
+                    format!("expected a statement, got '{a}'"),
+                ))
+            }
+        };
+        let head = match items.first() {
+            Some(Sexp::Atom(h, _)) => h.as_str(),
+            _ => return Err(at(&env.file, line, "a statement must start with a name")),
+        };
+        let rest = &items[1..];
+        match head {
+            "templ" | "template" => {
+                let mut names = Vec::new();
+                for r in rest {
+                    match r {
+                        Sexp::Atom(a, _) if a.starts_with('$') => names.push(a.clone()),
+                        _ => return Err(at(&env.file, r.line(), "templ: expected $names")),
+                    }
+                }
+                if names.len() != env.args.len() {
+                    return Err(at(
+                        &env.file,
+                        line,
+                        format!(
+                            "templ: this file takes {} argument(s) ({}), got {}",
+                            names.len(),
+                            names.join(" "),
+                            env.args.len()
+                        ),
+                    ));
+                }
+                for (n, v) in names.into_iter().zip(env.args.clone()) {
+                    env.vars.insert(n, v);
+                }
+                env.args_used = true;
+            }
+            "def" | "define" => {
+                if rest.len() != 2 {
+                    return Err(at(&env.file, line, "def: expected (def $name value)"));
+                }
+                let name = match &rest[0] {
+                    Sexp::Atom(a, _) if a.starts_with('$') => a.clone(),
+                    _ => return Err(at(&env.file, line, "def: the name must start with '$'")),
+                };
+                let v = self.value(&rest[1], env)?;
+                env.vars.insert(name, v);
+            }
+            "nd" | "node" => {
+                let class = match rest.first() {
+                    Some(Sexp::Atom(c, l)) => env.subst(c, *l)?,
+                    _ => return Err(at(&env.file, line, "nd: expected a class name")),
+                };
+                let parent_world = tree
+                    .nodes
+                    .get(node)
+                    .map(|n| n.world)
+                    .unwrap_or_else(Isometry3::identity);
+                let idx = tree.nodes.len();
+                tree.nodes.push(SceneNode {
+                    class,
+                    name: None,
+                    parent: Some(node),
+                    children: Vec::new(),
+                    local: Isometry3::identity(),
+                    world: parent_world,
+                    calls: Vec::new(),
+                    file: env.file.clone(),
+                    line,
+                });
+                if let Some(p) = tree.nodes.get_mut(node) {
+                    p.children.push(idx);
+                }
+                for st in &rest[1..] {
+                    self.statement(tree, idx, st, env, depth)?;
+                }
+            }
+            "switch" => {
+                let value = match rest.first() {
+                    Some(v) => self.value(v, env)?,
+                    None => return Err(at(&env.file, line, "switch: missing value")),
+                };
+                for case in &rest[1..] {
+                    let (citems, cline) = match case {
+                        Sexp::List(ci, cl) if ci.len() == 2 => (ci, *cl),
+                        _ => {
+                            return Err(at(
+                                &env.file,
+                                case.line(),
+                                "switch: each case is (label statement)",
+                            ))
+                        }
+                    };
+                    let label = self.value(&citems[0], env)?;
+                    if label == value {
+                        let _ = cline;
+                        return self.statement(tree, node, &citems[1], env, depth);
+                    }
+                }
+                return Err(at(
+                    &env.file,
+                    line,
+                    format!("switch: no case matches '{value}'"),
+                ));
+            }
+            "importScene" => {
+                let mut vals = Vec::new();
+                for r in rest {
+                    vals.push(self.value(r, env)?);
+                }
+                if vals.is_empty() {
+                    return Err(at(&env.file, line, "importScene: missing file name"));
+                }
+                let path = vals.remove(0);
+                let file = env.file.clone();
+                self.import(tree, node, &path, &vals, Some((&file, line)), depth + 1)?;
+            }
+            method => {
+                let mut args = Vec::new();
+                for r in rest {
+                    args.push(self.value(r, env)?);
+                }
+                let call = Call {
+                    method: method.to_string(),
+                    args,
+                    file: env.file.clone(),
+                    line,
+                };
+                apply_call(tree, node, call)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates one argument to text.
+    fn value(&self, v: &Sexp, env: &Env) -> Result<String, SceneError> {
+        match v {
+            Sexp::Atom(a, line) => env.subst(a, *line),
+            Sexp::List(items, line) => {
+                let head = match items.first() {
+                    Some(Sexp::Atom(h, _)) => h.as_str(),
+                    _ => return Err(at(&env.file, *line, "expected (eval ...) or (join ...)")),
+                };
+                let mut parts = Vec::new();
+                for it in &items[1..] {
+                    let t = self.value(it, env)?;
+                    // Nested evals group: keep them as one operand.
+                    let grouped = head == "eval"
+                        && matches!(it, Sexp::List(l, _) if matches!(l.first(), Some(Sexp::Atom(h, _)) if h == "eval"));
+                    parts.push(if grouped { format!("({t})") } else { t });
+                }
+                match head {
+                    "join" => Ok(parts.concat()),
+                    "eval" => {
+                        let text = parts.join(" ");
+                        self.eval(&text)
+                            .map_err(|m| at(&env.file, *line, format!("eval '{text}': {m}")))
+                    }
+                    other => Err(at(
+                        &env.file,
+                        *line,
+                        format!("unknown expression '{other}'"),
+                    )),
+                }
+            }
+        }
+    }
+
+    fn eval(&self, text: &str) -> Result<String, String> {
+        eval_expr(self, text)
+    }
+
+    pub(super) fn lookup(
+        &self,
+        name: &str,
+        index: Option<usize>,
+        key: &str,
+    ) -> Result<String, String> {
+        let t = self
+            .tables
+            .get(name)
+            .ok_or_else(|| format!("unknown table '{name}'"))?;
+        let rec = match (t, index) {
+            (Table::List(l), Some(i)) => l
+                .get(i)
+                .ok_or_else(|| format!("{name}[{i}] does not exist ({} entries)", l.len()))?,
+            (Table::Map(m), None) => m,
+            (Table::List(_), None) => return Err(format!("'{name}' needs an index")),
+            (Table::Map(_), Some(_)) => return Err(format!("'{name}' takes no index")),
+        };
+        rec.get(key)
+            .map(TableValue::text)
+            .ok_or_else(|| format!("no key '{key}' in {name}"))
+    }
+}
+
+fn check_header(file: &Arc<str>, sexps: &[Sexp]) -> Result<(), SceneError> {
+    match sexps.first() {
+        Some(Sexp::List(items, line)) => {
+            let words: Vec<&str> = items
+                .iter()
+                .filter_map(|s| match s {
+                    Sexp::Atom(a, _) => Some(a.as_str()),
+                    _ => None,
+                })
+                .collect();
+            match words.as_slice() {
+                ["RSG" | "RubySceneGraph", "0", "1"] => Ok(()),
+                _ => Err(at(file, *line, "expected the header (RSG 0 1)")),
+            }
+        }
+        Some(other) => Err(at(file, other.line(), "expected the header (RSG 0 1)")),
+        None => Err(at(file, 1, "empty scene file")),
+    }
+}
+
+struct Env {
+    file: Arc<str>,
+    vars: BTreeMap<String, String>,
+    args: Vec<String>,
+    args_used: bool,
+}
+
+impl Env {
+    fn subst(&self, a: &str, line: usize) -> Result<String, SceneError> {
+        if let Some(_name) = a.strip_prefix('$') {
+            return self.vars.get(a).cloned().ok_or_else(|| {
+                let hint = if !self.args_used && !self.args.is_empty() {
+                    " (arguments given but no templ)"
+                } else {
+                    ""
+                };
+                at(&self.file, line, format!("unknown variable '{a}'{hint}"))
+            });
+        }
+        Ok(a.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::Vector3;
+
+    fn lib_with(files: &[(&str, &str)]) -> Result<SceneLibrary, SceneError> {
+        let mut lib = SceneLibrary {
+            root: PathBuf::new(),
+            files: BTreeMap::new(),
+            tables: BTreeMap::new(),
+        };
+        for (name, text) in files {
+            let f: Arc<str> = Arc::from(*name);
+            let s = parse_sexps(&f, text)?;
+            check_header(&f, &s)?;
+            lib.files.insert(name.to_string(), Arc::new(s));
+        }
+        Ok(lib)
+    }
+
+    #[test]
+    fn eval_and_join() {
+        let lib = lib_with(&[(
+            "a.rsg",
+            "(RSG 0 1)\n((templ $s $x)\n(def $y (eval (eval $x + 1) * 2))\n(nd Transform (setName (join $s arm)) (setLocalPos $x $y (eval -1* 3)))\n)",
+        )])
+        .expect("parse");
+        let t = lib
+            .instantiate("a.rsg", &["l".into(), "0.5".into()])
+            .expect("instantiate");
+        let n = &t.nodes[1];
+        assert_eq!(n.name.as_deref(), Some("larm"));
+        assert!((n.world.translation.vector - Vector3::new(0.5, 3.0, -3.0)).norm() < 1e-12);
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let lib = lib_with(&[(
+            "b.rsg",
+            "(RSG 0 1)\n(\n(nd Transform\n (setLocalPos 1 x 2)))",
+        )])
+        .expect("parse");
+        let e = lib.instantiate("b.rsg", &[]).expect_err("bad number");
+        assert!(e.to_string().starts_with("b.rsg:4:"), "{e}");
+        let e = lib_with(&[("c.rsg", "(RSG 0 1)\n((nd Transform)")]).expect_err("unclosed");
+        assert!(e.to_string().starts_with("c.rsg:2:"), "{e}");
+        let e = lib.instantiate("nope.rsg", &[]).expect_err("unknown");
+        assert!(e.to_string().contains("nope.rsg"));
+    }
+}

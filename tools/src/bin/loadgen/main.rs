@@ -1,0 +1,305 @@
+//! `loadgen`: a load generator for the server.
+//!
+//! It runs N scripted agents over real TCP, each on its own OS thread with
+//! blocking sockets (an agent sleeps in `read` between frames, so 22 of them
+//! cost little CPU). Every agent connects at once, creates its robot with
+//! `(scene rsg/agent/nao/nao_hetero.rsg T)` (the legal FCP type mix
+//! 0,1,1,1,2,3,3,3,4,4,4 by uniform number), joins team A or B alternately
+//! (11 v 11 with 22 agents), beams to a 4-4-2 formation in its own half once
+//! the server has confirmed its team, and then answers every frame with
+//! joint speeds for a gentle periodic motion (all 22 or 24 joints, as FCP
+//! sends them) followed by `(syn)`. The messages are pre-encoded, so the
+//! agents do no formatting while they are measured.
+//!
+//! Agent 0 is the clock: once every agent is on the field and `--warmup`
+//! more frames have passed it opens the measuring window, closes it after
+//! `--cycles` frames, and samples the server process from `/proc` at both
+//! ends (CPU per thread, peak and current RSS). With `--spawn-server` the
+//! release server binary is built if needed, started on free ports, and
+//! stopped at the end by its pid; with `--stages` its trace-level per-stage
+//! timing lines are collected for the same window.
+//!
+//! `--agents` takes a list (`1,2,6,11,22`) and `--runs` repeats each size
+//! with a fresh server: the summary table then shows medians.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+mod agent;
+mod report;
+mod run;
+mod sample;
+mod server;
+
+use agent::*;
+use report::*;
+use run::*;
+use sample::*;
+use server::*;
+
+use anyhow::{anyhow, bail, Context, Result};
+use bytes::Bytes;
+use clap::Parser;
+use rcss3d::net::client::{frame, BlockingAgentClient};
+
+/// Robot type by uniform number 1..11 (FCPCodebase's legal mix: at most 7 of
+/// one type, at most 9 of any two, at least 3 types).
+const ROBOT_TYPES: [u8; 11] = [0, 1, 1, 1, 2, 3, 3, 3, 4, 4, 4];
+
+/// Beam positions by uniform number (team frame: own half is x < 0, facing
+/// the opponent goal): goalkeeper, four defenders, four midfielders, two
+/// forwards, at least 3 m apart.
+const FORMATION: [(f32, f32); 11] = [
+    (-14.0, 0.0),
+    (-11.0, -6.0),
+    (-11.0, -2.0),
+    (-11.0, 2.0),
+    (-11.0, 6.0),
+    (-7.0, -6.0),
+    (-7.0, -2.0),
+    (-7.0, 2.0),
+    (-7.0, 6.0),
+    (-3.0, -2.5),
+    (-3.0, 2.5),
+];
+
+/// Hinge effectors in FCP's order; types 0-3 have the first 22.
+const JOINTS: [&str; 24] = [
+    "he1", "he2", "lle1", "rle1", "lle2", "rle2", "lle3", "rle3", "lle4", "rle4", "lle5", "rle5",
+    "lle6", "rle6", "lae1", "rae1", "lae2", "rae2", "lae3", "rae3", "lae4", "rae4", "lle7", "rle7",
+];
+
+const SCENE: &str = "rsg/agent/nao/nao_hetero.rsg";
+
+/// Seconds per simulation cycle of the stock server.
+const STEP: f64 = 0.02;
+
+/// A frame gap above this many cycles counts as a late cycle (real time).
+const LATE_FACTOR: f64 = 1.5;
+
+#[derive(Parser, Debug, Clone)]
+#[command(
+    about = "Load generator: N scripted agents over TCP; prints cycles/s, server CPU per cycle, peak RSS"
+)]
+struct Cli {
+    /// Number of agents (1..22), or a comma-separated list for a scaling
+    /// table, e.g. 1,2,6,11,22 (a list needs --spawn-server).
+    #[arg(long, default_value = "22", value_delimiter = ',')]
+    agents: Vec<usize>,
+    /// Frames measured (after all agents are on the field and the warm-up).
+    #[arg(long, default_value_t = 3000)]
+    cycles: u64,
+    /// Measure for this many seconds of wall time instead of --cycles
+    /// frames (for long real-time runs).
+    #[arg(long)]
+    seconds: Option<f64>,
+    /// Frames skipped after the last agent is on the field before measuring.
+    #[arg(long, default_value_t = 50)]
+    warmup: u64,
+    /// The server runs in agentSyncMode (passed to a spawned server).
+    #[arg(long)]
+    sync: bool,
+    /// The server paces cycles by the wall clock (passed to a spawned
+    /// server; the default without --sync). Late frames are counted.
+    #[arg(long)]
+    realtime: bool,
+    /// Server host.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Agent port of an already running server (ignored with --spawn-server).
+    #[arg(long, default_value_t = 3100)]
+    port: u16,
+    /// Pid of an already running local server, to read its CPU time and RSS
+    /// from /proc.
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// Build (if needed) and start the release server binary on free ports,
+    /// measure it, and stop it at the end.
+    #[arg(long)]
+    spawn_server: bool,
+    /// Server binary for --spawn-server (default: `rcss3d` next to this
+    /// program, built with cargo first when run through `cargo run`).
+    #[arg(long)]
+    server_bin: Option<PathBuf>,
+    /// Where the spawned server's log goes (default: discarded).
+    #[arg(long)]
+    server_log: Option<PathBuf>,
+    /// Extra argument for the spawned server (repeatable).
+    #[arg(long = "server-arg", allow_hyphen_values = true)]
+    server_args: Vec<String>,
+    /// A/B comparison: variant B's server binary. With this or
+    /// --b-server-arg, every run of A is followed by a run of B (A B A B
+    /// ...), and the summary gives the median of the B/A ratios of the
+    /// side-by-side pairs, which drift on a noisy machine cancels out of.
+    #[arg(long)]
+    b_server_bin: Option<PathBuf>,
+    /// A/B comparison: extra argument for variant B's server, after the
+    /// --server-arg ones (repeatable), e.g. `--b-server-arg=--config
+    /// --b-server-arg=fast.ron`.
+    #[arg(long = "b-server-arg", allow_hyphen_values = true)]
+    b_server_args: Vec<String>,
+    /// Collect the spawned server's trace-level per-stage timing lines
+    /// (`cycle timing ... *_us=`) over the measuring window.
+    #[arg(long)]
+    stages: bool,
+    /// Seed for a spawned server.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Runs per agent count, each with a fresh spawned server (medians are
+    /// reported).
+    #[arg(long, default_value_t = 1)]
+    runs: usize,
+    /// Team names.
+    #[arg(long, default_value = "LoadA")]
+    team_a: String,
+    #[arg(long, default_value = "LoadB")]
+    team_b: String,
+    /// Joint speed amplitude, rad/s (head joints use 0.4 of it).
+    #[arg(long, default_value_t = 0.5)]
+    amplitude: f32,
+    /// Period of the joint motion, cycles.
+    #[arg(long, default_value_t = 200)]
+    period: usize,
+    /// Seconds any single read may block before the agent gives up.
+    #[arg(long, default_value_t = 30.0)]
+    timeout: f64,
+    /// Seconds to keep retrying the initial connection.
+    #[arg(long, default_value_t = 20.0)]
+    connect_timeout: f64,
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    if (cli.agents.len() > 1 || cli.runs > 1) && !cli.spawn_server {
+        bail!("a list of agent counts or --runs > 1 needs --spawn-server (a fresh server per run)");
+    }
+    let b = variant_b(&cli);
+    if b.is_some() && !cli.spawn_server {
+        bail!("an A/B comparison (--b-server-bin / --b-server-arg) needs --spawn-server");
+    }
+    if !cli.sync && !cli.realtime {
+        eprintln!("note: neither --sync nor --realtime given; assuming a real-time server");
+    }
+    let date = Command::new("date")
+        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .unwrap_or_default();
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(0);
+    println!(
+        "loadgen: {} mode, {} cores, {}",
+        mode_name(&cli),
+        cores,
+        date.trim()
+    );
+    if let Some(b) = &b {
+        return compare(&cli, b);
+    }
+    let mut table: Vec<(usize, Vec<RunResult>)> = Vec::new();
+    for &n in &cli.agents {
+        let mut runs = Vec::new();
+        for run in 0..cli.runs.max(1) {
+            runs.push(one_run(&cli, n, run)?);
+        }
+        table.push((n, runs));
+    }
+    if table.len() > 1 || cli.runs > 1 {
+        println!();
+        println!(
+            "SUMMARY ({} mode, median of {} run(s) each, {} measured)",
+            mode_name(&cli),
+            cli.runs.max(1),
+            match cli.seconds {
+                Some(s) => format!("{s} s"),
+                None => format!("{} frames", cli.cycles),
+            }
+        );
+        println!("| agents | cycles/s | server CPU ms/cycle | CPU % of one core | peak RSS MB | on field s | late frames |");
+        println!("|---:|---:|---:|---:|---:|---:|---:|");
+        for (n, runs) in &table {
+            let m =
+                |f: &dyn Fn(&RunResult) -> Option<f64>| median(runs.iter().filter_map(f).collect());
+            println!(
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                n,
+                opt(m(&|r| Some(r.cps)), 0),
+                opt(m(&|r| r.cpu_ms_per_cycle), 3),
+                opt(m(&|r| r.cpu_pct), 1),
+                opt(m(&|r| r.hwm_kb.map(|k| k as f64 / 1024.0)), 1),
+                opt(m(&|r| Some(r.on_field_s)), 3),
+                if paced(&cli) {
+                    opt(m(&|r| Some(r.late_gaps as f64)), 0)
+                } else {
+                    "-".into()
+                },
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(cps: f64, cpu: Option<f64>) -> RunResult {
+        RunResult {
+            cps,
+            cpu_ms_per_cycle: cpu,
+            ..RunResult::default()
+        }
+    }
+
+    #[test]
+    fn ab_ratios_pair_runs_side_by_side() {
+        // The machine slows down 2x between the pairs; each pair's ratio
+        // stays 0.5, which the median of the ratios keeps and a ratio of
+        // medians would not.
+        let a = [
+            run(100.0, Some(10.0)),
+            run(50.0, Some(20.0)),
+            run(100.0, None),
+        ];
+        let b = [
+            run(200.0, Some(5.0)),
+            run(100.0, Some(10.0)),
+            run(150.0, Some(9.0)),
+        ];
+        let cps = pair_ratios(&a, &b, &|r| Some(r.cps));
+        assert_eq!(cps, vec![2.0, 2.0, 1.5]);
+        assert_eq!(median(cps), Some(2.0));
+        // A pair with a missing figure is left out.
+        let cpu = pair_ratios(&a, &b, &|r| r.cpu_ms_per_cycle);
+        assert_eq!(cpu, vec![0.5, 0.5]);
+        assert_eq!(median(cpu), Some(0.5));
+    }
+
+    #[test]
+    fn variant_b_replaces_the_binary_and_appends_arguments() {
+        let plain = Cli::parse_from(["loadgen", "--spawn-server", "--server-arg=--sync"]);
+        assert!(variant_b(&plain).is_none());
+        let cli = Cli::parse_from([
+            "loadgen",
+            "--spawn-server",
+            "--server-arg=--sync",
+            "--b-server-bin",
+            "/tmp/other",
+            "--b-server-arg=--config",
+            "--b-server-arg=b.ron",
+        ]);
+        let b = variant_b(&cli).expect("a B variant");
+        assert_eq!(b.server_bin, Some(PathBuf::from("/tmp/other")));
+        assert_eq!(b.server_args, ["--sync", "--config", "b.ron"]);
+        assert_eq!(cli.server_args, ["--sync"]);
+    }
+}

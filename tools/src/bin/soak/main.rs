@@ -1,0 +1,480 @@
+//! `soak`: a bounded, loopback-only endurance run of the server with
+//! misbehaving clients.
+//!
+//! It starts a server (the `rcss3d` binary given by `--server-bin`, or
+//! in-process through `rcss3d::app::run` on its own runtime), then
+//! for `--minutes` (default 30):
+//!
+//! * 22 honest agents (11 per team) play in real-time mode: `scene`,
+//!   `init`, `beam`, then joint commands every cycle;
+//! * a chaos client keeps connecting and disconnecting agents, sends
+//!   malformed frames, huge length prefixes, half frames, floods of `say`,
+//!   an agent that never reads, and near-limit frames;
+//! * two monitors watch; the first kicks off and asks for full states, the
+//!   second stops reading for a minute (a third of the run when shorter)
+//!   and then reads again.
+//!
+//! At the end it stops the server (SIGTERM for the binary) and reports
+//! cycles held at 50 Hz, late cycles, RSS at start (after warm-up) and end,
+//! panics, the honest agents' longest frame gap, and whether the match log
+//! (`--log`, default a temporary file) is complete: every line has
+//! balanced parentheses, the first line is a full state, the file ends
+//! with a whole line. The last lines of the output are `RESULT key value`
+//! pairs for scripts (tests/soak.rs reads them). The exit code is 0 when
+//! every check passes, 1 otherwise.
+//!
+//! Everything binds and connects to 127.0.0.1 only.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+mod chaos_client;
+mod honest;
+mod log;
+mod monitors;
+mod server;
+mod wire;
+
+use chaos_client::*;
+use honest::*;
+use log::*;
+use monitors::*;
+use server::*;
+use wire::*;
+
+use anyhow::{bail, Context, Result};
+use bytes::Bytes;
+use clap::Parser;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rcss3d::net::client::{frame, AgentClient};
+use rcss3d::procfs::{self, cpu_secs};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::Semaphore;
+
+const NAO: &str = "rsg/agent/nao/nao_hetero.rsg";
+/// One simulation step (50 Hz).
+const STEP: f64 = 0.02;
+/// An honest agent frame arriving more than this after the previous one
+/// counts as a late cycle (1.5 steps).
+const LATE_AFTER: Duration = Duration::from_millis(30);
+
+/// Endurance run of the server with misbehaving clients (loopback only).
+#[derive(Parser, Debug)]
+#[command(about)]
+struct Cli {
+    /// Length of the run in minutes (fractions allowed).
+    #[arg(long, default_value_t = 30.0)]
+    minutes: f64,
+    /// Run this server binary (e.g. target/release/rcss3d) instead of the
+    /// server in-process.
+    #[arg(long, value_name = "PATH")]
+    server_bin: Option<PathBuf>,
+    /// Match log path (default: a fresh file in the temporary directory,
+    /// removed after a passing run).
+    #[arg(long, value_name = "PATH")]
+    log: Option<PathBuf>,
+    /// Honest agents (at most 22: 11 per team).
+    #[arg(long, default_value_t = 22)]
+    agents: usize,
+    /// Seed of the chaos client and of the server.
+    #[arg(long, default_value_t = 7)]
+    seed: u64,
+    /// Concurrent chaos connections (0: no chaos client, for a baseline).
+    #[arg(long, default_value_t = 6)]
+    chaos: usize,
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Result<()> {
+    let cli = Cli::parse();
+    if cli.agents > 22 {
+        bail!("at most 22 honest agents (11 per team)");
+    }
+    if cli.minutes.is_nan() || cli.minutes <= 0.0 {
+        bail!("--minutes must be positive");
+    }
+    let run = Duration::from_secs_f64(cli.minutes * 60.0);
+    let (log, temp_log) = match &cli.log {
+        Some(p) => (p.clone(), false),
+        None => (
+            std::env::temp_dir().join(format!("rcss3d-soak-{}.log", std::process::id())),
+            true,
+        ),
+    };
+    // Warm-up: connecting 22 robots, first allocations. Figures start after.
+    let warmup = Duration::from_secs_f64((run.as_secs_f64() * 0.1).clamp(10.0, 60.0));
+    // The second monitor stops reading for a minute (a third of a short run).
+    let stall_len = Duration::from_secs(60).min(run / 3);
+
+    println!(
+        "soak: {:.1} min, {} honest agents, chaos x{}, server {}, log {}",
+        cli.minutes,
+        cli.agents,
+        cli.chaos,
+        cli.server_bin
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "in-process".into()),
+        log.display()
+    );
+    let (mut server, agent_addr, monitor_addr) = Server::start(&cli, &log).await?;
+    // Wait for the ports.
+    let t_wait = Instant::now();
+    loop {
+        if AgentClient::connect(monitor_addr).await.is_ok() {
+            break;
+        }
+        if let Some(how) = server.exited() {
+            bail!("server exited during start-up: {how}");
+        }
+        if t_wait.elapsed() > Duration::from_secs(60) {
+            bail!("server did not listen within 60 s");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let start = Instant::now();
+    let measure_from = start + warmup;
+    let until = start + run;
+    let measure_gate = Arc::new(Mutex::new(Some(measure_from)));
+
+    // Monitors first, so they see the whole match.
+    let mon_a = Arc::new(MonitorStats::default());
+    let mon_b = Arc::new(MonitorStats::default());
+    let stall_at = start + warmup.max(run / 3);
+    let mon_tasks = vec![
+        tokio::spawn(monitor(
+            monitor_addr,
+            mon_a.clone(),
+            true,
+            None,
+            measure_from,
+            until,
+            start,
+        )),
+        tokio::spawn(monitor(
+            monitor_addr,
+            mon_b.clone(),
+            false,
+            Some((stall_at, stall_len)),
+            measure_from,
+            until,
+            start,
+        )),
+    ];
+
+    let agents: Vec<Arc<AgentStats>> = (0..cli.agents)
+        .map(|_| Arc::new(AgentStats::default()))
+        .collect();
+    for (i, st) in agents.iter().enumerate() {
+        let team = if i % 2 == 0 { "SoakLeft" } else { "SoakRight" };
+        let unum = i / 2 + 1;
+        tokio::spawn(honest_agent(
+            agent_addr,
+            team,
+            unum,
+            st.clone(),
+            start,
+            measure_gate.clone(),
+            i == 0,
+        ));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    let chaos_stats = Arc::new(ChaosStats::default());
+    let chaos_task = if cli.chaos > 0 {
+        tokio::spawn(chaos(
+            agent_addr,
+            cli.seed,
+            cli.chaos,
+            until,
+            chaos_stats.clone(),
+        ))
+    } else {
+        tokio::spawn(async {})
+    };
+
+    // RSS every second after warm-up; progress every 10 s.
+    tokio::time::sleep_until(measure_from.into()).await;
+    let pid = server.pid();
+    let mut rss: Vec<u64> = Vec::new();
+    let mut crashed: Option<String> = None;
+    let cpu_start = cpu_secs(pid);
+    let load_start = load_avg();
+    println!("warm-up done after {:.0} s", warmup.as_secs_f64());
+    while Instant::now() < until {
+        tokio::time::sleep(
+            Duration::from_secs(1).min(until.saturating_duration_since(Instant::now())),
+        )
+        .await;
+        if let Some(how) = server.exited() {
+            crashed = Some(how);
+            break;
+        }
+        let now_rss = procfs::status_kib(pid, "VmRSS").unwrap_or(0);
+        rss.push(now_rss);
+        // A runaway (seen once: the physics broad phase allocating without
+        // end) must not take the shared machine down: stop at 2 GiB or
+        // 50 times the first sample, with the server's stacks for the report.
+        let first = rss.first().copied().unwrap_or(now_rss);
+        if now_rss > (2u64 << 20).max(first.saturating_mul(50)) {
+            println!(
+                "RUNAWAY: server RSS {now_rss} KiB (first sample {first} KiB); stopping the run"
+            );
+            if let Some(stacks) = server.stacks().await {
+                println!("server stacks at the runaway:\n{stacks}");
+            }
+            crashed = Some(format!("runaway memory: RSS {now_rss} KiB"));
+            server.kill().await;
+            break;
+        }
+        if rss.len().is_multiple_of(10) {
+            println!(
+                "  t={:>5.0} s  RSS {:>7} KiB  agent1 frames {:>7}  monitors {}/{}  chaos {}",
+                start.elapsed().as_secs_f64(),
+                now_rss,
+                agents
+                    .first()
+                    .map(|a| a.frames.load(Ordering::Relaxed))
+                    .unwrap_or(0),
+                mon_a.frames.load(Ordering::Relaxed),
+                mon_b.frames.load(Ordering::Relaxed),
+                chaos_stats
+                    .done
+                    .iter()
+                    .map(|d| d.load(Ordering::Relaxed))
+                    .sum::<u64>()
+            );
+        }
+    }
+    // Start and end RSS: medians of the first and last tenth of the
+    // samples (at least 10 s each), so one chaos client's transient frame
+    // buffer does not decide the result.
+    let w = (rss.len() / 10).max(10).min(rss.len());
+    let rss_start = median(&rss[..w]);
+    let rss_end = median(&rss[rss.len() - w..]);
+    let rss_max = rss.iter().copied().max().unwrap_or(0);
+    let measured = (Instant::now() - measure_from).as_secs_f64();
+    // Server CPU use over the measured part: a server below 50 Hz using
+    // well under one core was starved by the machine, not slow itself.
+    let cpu_share = match (cpu_start, cpu_secs(pid)) {
+        (Some(a), Some(b)) if measured > 0.0 => (b - a) / measured * 100.0,
+        _ => f64::NAN,
+    };
+    let load_end = load_avg();
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let _ = tokio::time::timeout(Duration::from_secs(15), chaos_task).await;
+    for t in mon_tasks {
+        let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
+    }
+    let (clean_exit, stop_secs, how) = server.stop().await;
+    let panics = server.panics();
+
+    // Cycle rate from the first agent's clock, in 1 s windows after warm-up.
+    let clock = agents
+        .first()
+        .and_then(|a| a.clock.lock().ok().map(|c| c.clone()))
+        .unwrap_or_default();
+    let from = warmup.as_secs_f64();
+    let pts: Vec<(f64, f64)> = clock.into_iter().filter(|(t, _)| *t >= from).collect();
+    let (mut windows, mut held) = (0u64, 0u64);
+    let mut cycles = 0.0;
+    if let (Some(first), Some(last)) = (pts.first(), pts.last()) {
+        cycles = (last.1 - first.1) / STEP;
+        let mut w0 = first.0;
+        while w0 + 1.0 <= last.0 {
+            // Frames that arrived in [w0, w0 + 1 s): their clocks span a
+            // little under a second, 49 steps at 50 Hz.
+            let j = pts.partition_point(|p| p.0 < w0);
+            let k = pts.partition_point(|p| p.0 < w0 + 1.0).saturating_sub(1);
+            let n = if k > j {
+                ((pts[k].1 - pts[j].1) / STEP).round()
+            } else {
+                0.0
+            };
+            windows += 1;
+            if n >= 48.0 {
+                held += 1;
+            }
+            w0 += 1.0;
+        }
+    }
+    let rate = if measured > 0.0 {
+        cycles / measured
+    } else {
+        0.0
+    };
+    let late: u64 = agents.iter().map(|a| a.late.load(Ordering::Relaxed)).sum();
+    let skipped: u64 = agents
+        .iter()
+        .map(|a| a.skipped.load(Ordering::Relaxed))
+        .sum();
+    let max_gap_ms = agents
+        .iter()
+        .map(|a| a.max_gap_us.load(Ordering::Relaxed))
+        .max()
+        .unwrap_or(0) as f64
+        / 1000.0;
+    let agent_frames: u64 = agents
+        .iter()
+        .map(|a| a.frames.load(Ordering::Relaxed))
+        .sum();
+    // Honest agents whose connection ended before the server was stopped.
+    let early: Vec<String> = agents
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| {
+            let (t, why) = a.ended.lock().ok()?.clone()?;
+            (t < run.as_secs_f64()).then(|| format!("agent {} at {t:.1} s: {why}", i + 1))
+        })
+        .collect();
+    let growth = if rss_start > 0 {
+        (rss_end as f64 - rss_start as f64) / rss_start as f64 * 100.0
+    } else {
+        f64::NAN
+    };
+    let log_check = check_log(&log)?;
+
+    println!();
+    println!("== soak report ==");
+    println!(
+        "server: stopped in {stop_secs:.2} s ({how}); crashed during run: {}",
+        crashed.as_deref().unwrap_or("no")
+    );
+    println!("panics: {panics}");
+    if let Server::Child { stderr, .. } = &server {
+        println!(
+            "server log: {} lines, {} warnings",
+            stderr.lines.load(Ordering::Relaxed),
+            stderr.warnings.load(Ordering::Relaxed)
+        );
+        if panics > 0 || crashed.is_some() || !clean_exit {
+            for l in stderr
+                .panic_lines
+                .lock()
+                .map(|p| p.clone())
+                .unwrap_or_default()
+            {
+                println!("  panic: {l}");
+            }
+            for l in stderr.tail.lock().map(|t| t.clone()).unwrap_or_default() {
+                println!("  | {l}");
+            }
+        }
+    }
+    println!(
+        "cycles: {:.0} in {:.0} s measured ({:.2} Hz); 1 s windows at >= 48 cycles: {held}/{windows}",
+        cycles, measured, rate
+    );
+    println!(
+        "machine: {cores} cores, load average {load_start} at warm-up, {load_end} at end; \
+         server CPU {cpu_share:.0} % of one core"
+    );
+    println!(
+        "late cycles (honest agent frame > 30 ms after the previous): {late} over {} agents",
+        agents.len()
+    );
+    println!("frames an honest agent missed (clock jumped > 1 step): {skipped}");
+    println!("honest agents: {agent_frames} frames; longest gap {max_gap_ms:.0} ms; disconnected early: {}", early.len());
+    for d in &early {
+        println!("  {d}");
+    }
+    println!(
+        "RSS (median of the first / last {w} s after warm-up): {rss_start} KiB -> {rss_end} KiB ({growth:+.1} %), max {rss_max} KiB"
+    );
+    println!(
+        "monitor 1: {} frames, {} full states, {} unbalanced, longest gap {:.0} ms, {} kick-offs, ended: {}",
+        mon_a.frames.load(Ordering::Relaxed),
+        mon_a.full_states.load(Ordering::Relaxed),
+        mon_a.unbalanced.load(Ordering::Relaxed),
+        mon_a.max_gap_us.load(Ordering::Relaxed) as f64 / 1000.0,
+        mon_a.kickoffs.load(Ordering::Relaxed),
+        mon_a.ended.lock().ok().and_then(|e| e.clone()).unwrap_or_default()
+    );
+    println!(
+        "monitor 2 (stopped reading {:.0} s): {} frames, {} after the stall, {} unbalanced, ended: {}",
+        stall_len.as_secs_f64(),
+        mon_b.frames.load(Ordering::Relaxed),
+        mon_b.frames_after_stall.load(Ordering::Relaxed),
+        mon_b.unbalanced.load(Ordering::Relaxed),
+        mon_b.ended.lock().ok().and_then(|e| e.clone()).unwrap_or_default()
+    );
+    let kinds: Vec<String> = CHAOS_KINDS
+        .iter()
+        .zip(chaos_stats.done.iter())
+        .map(|(k, d)| format!("{k} {}", d.load(Ordering::Relaxed)))
+        .collect();
+    println!(
+        "chaos: {}; closed by server {}; connect failures {}",
+        kinds.join(", "),
+        chaos_stats.closed_by_server.load(Ordering::Relaxed),
+        chaos_stats.connect_failed.load(Ordering::Relaxed)
+    );
+    println!(
+        "log: {} lines ({} full states, {} bytes); first line full state: {}; unbalanced lines: {}; blank: {}; ends with a whole line: {} => {}",
+        log_check.lines,
+        log_check.full_states,
+        log_check.bytes,
+        log_check.first_is_full,
+        log_check.unbalanced,
+        log_check.blank,
+        log_check.ends_with_newline,
+        if log_check.valid() { "VALID" } else { "INVALID" }
+    );
+
+    let ok = panics == 0
+        && crashed.is_none()
+        && clean_exit
+        && growth < 10.0
+        && max_gap_ms < 1000.0
+        && early.is_empty()
+        && log_check.valid();
+    // Machine-readable summary (tests/soak.rs).
+    println!("RESULT panics {panics}");
+    println!("RESULT crashed {}", crashed.is_some());
+    println!("RESULT clean_exit {clean_exit}");
+    println!("RESULT stop_secs {stop_secs:.3}");
+    println!("RESULT cycles {cycles:.0}");
+    println!("RESULT cycle_rate_hz {rate:.3}");
+    println!("RESULT windows_held {held}");
+    println!("RESULT windows {windows}");
+    println!("RESULT late_cycles {late}");
+    println!("RESULT server_cpu_pct {cpu_share:.1}");
+    println!("RESULT load_avg_end {load_end}");
+    println!("RESULT missed_frames {skipped}");
+    println!("RESULT max_gap_ms {max_gap_ms:.1}");
+    println!("RESULT agents_disconnected_early {}", early.len());
+    println!("RESULT rss_start_kib {rss_start}");
+    println!("RESULT rss_end_kib {rss_end}");
+    println!("RESULT rss_growth_pct {growth:.2}");
+    println!(
+        "RESULT monitor_frames {}",
+        mon_a.frames.load(Ordering::Relaxed)
+    );
+    println!(
+        "RESULT stalled_monitor_frames_after {}",
+        mon_b.frames_after_stall.load(Ordering::Relaxed)
+    );
+    println!("RESULT log_valid {}", log_check.valid());
+    println!("RESULT log_lines {}", log_check.lines);
+    println!("RESULT ok {ok}");
+    if ok && temp_log {
+        let _ = std::fs::remove_file(&log);
+    }
+    if ok {
+        Ok(())
+    } else {
+        std::process::exit(1)
+    }
+}
+
+/// The machine's 1-minute load average, `?` when unknown.
+fn load_avg() -> String {
+    procfs::load_avg().unwrap_or_else(|| "?".into())
+}
