@@ -3,7 +3,7 @@
 //! # Data flow
 //!
 //! ```text
-//! TCP bytes ─► net::framing ─► sexp::parse ─► command::Command ─┐
+//! TCP bytes ─► framing ─► sexp::parse ─► command::Command ──────┐
 //!                                                               ▼
 //!     monitor commands ─► monitor::command ─► sim::cycle::Simulation::step
 //!                                                  │  physics (sim::world, rapier3d)
@@ -18,8 +18,10 @@
 //! * [`app`]: one running server: simulation thread, match log, monitor
 //!   and agent ports, extensions, results summary.
 //! * [`config`]: one `Config` with every default documented; RON loading.
-//! * [`net`]: length-prefixed framing, the agent accept loop and connections,
-//!   and the agent-side client tests and tools use.
+//! * [`framing`]: the 4-byte length prefix of every message, both ways.
+//! * [`log_limit`]: thinning of repeated log lines (bad input, floods).
+//! * [`net`]: the agent accept loop and connections, the bounds on one
+//!   client, and the agent-side client tests and tools use.
 //! * [`sexp`]: the S-expression tree, its parser (sfsexp rules) and printer.
 //! * [`command`]: agent effectors decoded into typed commands.
 //! * [`sim`]: the rapier3d world, robot models and scenes, and the cycle.
@@ -34,6 +36,8 @@
 pub mod app;
 pub mod command;
 pub mod config;
+pub mod framing;
+pub mod log_limit;
 pub mod monitor;
 pub mod net;
 pub mod perception;

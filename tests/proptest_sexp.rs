@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use tokio_util::codec::Decoder;
 
 use rcss3d::command::{decode_all, Command};
-use rcss3d::net::framing::{codec, encode};
+use rcss3d::framing::{codec, encode};
 use rcss3d::sexp::{parse, ParseError, Sexp};
 
 // ---------------------------------------------------------------------------

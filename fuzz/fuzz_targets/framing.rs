@@ -1,5 +1,5 @@
 //! Framing: arbitrary byte streams through the agent codec
-//! (`rcss3d::net::framing::codec`), cut into chunks at arbitrary points.
+//! (`rcss3d::framing::codec`), cut into chunks at arbitrary points.
 //!
 //! Input layout: bytes 0-1 = max frame length (u16, big-endian), byte 2 =
 //! seed of the chunk sizes, the rest = the byte stream as it would arrive
@@ -11,7 +11,7 @@
 
 use bytes::BytesMut;
 use libfuzzer_sys::fuzz_target;
-use rcss3d::net::framing::{codec, encode};
+use rcss3d::framing::{codec, encode};
 use tokio_util::codec::Decoder;
 
 /// What the reference decoder says about a stream.

@@ -20,22 +20,22 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::Bytes;
 use futures::StreamExt;
 use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
-use tokio_util::codec::{FramedRead, LengthDelimitedCodec};
+use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, info_span, warn, Instrument};
 
 use super::command::{parse_commands, MonitorCommand};
 use super::config::MonitorConfig;
 use super::frame::{ConsumerState, FrameBuilder};
-use crate::net::framing::is_disconnect;
-use crate::net::log_limit::{LogLimit, SharedLogLimit};
+use crate::framing::{self, is_disconnect};
+use crate::log_limit::{LogLimit, SharedLogLimit};
 use crate::sim::snapshot::WorldSnapshot;
 
 /// A command from one monitor connection, for the simulation to carry out
@@ -205,18 +205,22 @@ impl Connection {
             }
             text.clear();
             let kind = self.builder.write(&mut state, &snap, &mut text);
-            let Ok(len) = u32::try_from(text.len()) else {
+            // The builder never writes an empty message (it has at least
+            // its three parts), so `None` means too large for the prefix.
+            let Some(frame) = framing::encode(text.as_bytes()) else {
                 warn!(
                     bytes = text.len(),
                     "message too large for the length prefix"
                 );
                 return;
             };
-            let mut frame = BytesMut::with_capacity(text.len() + 4);
-            frame.put_u32(len);
-            frame.put_slice(text.as_bytes());
-            tracing::trace!(?kind, bytes = len, cycle = snap.cycle, "monitor message");
-            permit.send(frame.freeze());
+            tracing::trace!(
+                ?kind,
+                bytes = text.len(),
+                cycle = snap.cycle,
+                "monitor message"
+            );
+            permit.send(frame);
         }
     }
 }
@@ -269,12 +273,7 @@ struct Reader {
 
 impl Reader {
     async fn run(mut self, rd: OwnedReadHalf, cancel: CancellationToken) {
-        let codec = LengthDelimitedCodec::builder()
-            .big_endian()
-            .length_field_length(4)
-            .max_frame_length(self.cfg.max_command_frame)
-            .new_codec();
-        let mut frames = FramedRead::new(rd, codec);
+        let mut frames = FramedRead::new(rd, framing::codec(self.cfg.max_command_frame));
         loop {
             let next = tokio::select! {
                 _ = cancel.cancelled() => return,

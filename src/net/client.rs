@@ -2,13 +2,13 @@
 //! length-prefixed messages, read whole frames. The integration tests, the
 //! load generator and the soak tool all talk to the server through this
 //! client, so the framing a client sees is written in one place
-//! ([`crate::net::framing`]).
+//! ([`crate::framing`]).
 //!
-//! [`AgentClient`] is the tokio client; [`BlockingAgentClient`] is the
-//! same over a blocking socket, for a load generator that runs one thread
-//! per agent. Both read into one buffer and cut frames with the server's
-//! codec, so a read that is cancelled (a timeout) never loses part of a
-//! frame.
+//! [`AgentClient`] is the tokio client: it reads into one buffer and cuts
+//! frames with the server's codec, so a read that is cancelled (a
+//! timeout) never loses part of a frame. [`BlockingAgentClient`] is the
+//! same over a blocking socket (with [`framing::read_frame`]), for a load
+//! generator that runs one thread per agent.
 
 use std::io;
 use std::net::SocketAddr;
@@ -19,7 +19,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio_util::codec::{Decoder, LengthDelimitedCodec};
 
-use crate::net::framing;
+use crate::framing;
 
 /// Largest frame a client accepts from the server (a perception frame is
 /// a few kB; this only guards against a corrupt length prefix).
@@ -124,9 +124,9 @@ impl AgentClient {
 /// An agent connection over a blocking socket.
 #[derive(Debug)]
 pub struct BlockingAgentClient {
-    stream: std::net::TcpStream,
-    buf: BytesMut,
-    codec: LengthDelimitedCodec,
+    reader: io::BufReader<std::net::TcpStream>,
+    writer: std::net::TcpStream,
+    frame: Vec<u8>,
 }
 
 impl BlockingAgentClient {
@@ -135,41 +135,32 @@ impl BlockingAgentClient {
         let stream = std::net::TcpStream::connect_timeout(&addr, timeout)?;
         stream.set_nodelay(true)?;
         Ok(BlockingAgentClient {
-            stream,
-            buf: BytesMut::with_capacity(16 << 10),
-            codec: framing::codec(MAX_SERVER_FRAME),
+            reader: io::BufReader::with_capacity(64 << 10, stream.try_clone()?),
+            writer: stream,
+            frame: Vec::with_capacity(8 << 10),
         })
     }
 
     /// The socket (timeouts, addresses).
     pub fn stream(&self) -> &std::net::TcpStream {
-        &self.stream
+        &self.writer
     }
 
     /// Sends one message given as bytes.
     pub fn send_bytes(&mut self, payload: &[u8]) -> io::Result<()> {
-        io::Write::write_all(&mut self.stream, &frame(payload))
+        io::Write::write_all(&mut self.writer, &frame(payload))
     }
 
     /// Writes bytes as they are (an already framed message).
     pub fn send_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
-        io::Write::write_all(&mut self.stream, bytes)
+        io::Write::write_all(&mut self.writer, bytes)
     }
 
-    /// The next whole frame; an `UnexpectedEof` error when the server
-    /// closed the connection.
-    pub fn recv(&mut self) -> io::Result<Bytes> {
-        let mut chunk = [0u8; 16 << 10];
-        loop {
-            if let Some(f) = next_frame(&mut self.codec, &mut self.buf)? {
-                return Ok(f);
-            }
-            let n = io::Read::read(&mut self.stream, &mut chunk)?;
-            if n == 0 {
-                return Err(io::ErrorKind::UnexpectedEof.into());
-            }
-            self.buf.extend_from_slice(&chunk[..n]);
-        }
+    /// The next whole frame (valid until the next call); an
+    /// `UnexpectedEof` error when the server closed the connection.
+    pub fn recv(&mut self) -> io::Result<&[u8]> {
+        framing::read_frame(&mut self.reader, MAX_SERVER_FRAME, &mut self.frame)?;
+        Ok(&self.frame)
     }
 }
 
@@ -184,6 +175,23 @@ mod tests {
             &[0, 0, 0, 5, b'(', b's', b'y', b'n', b')']
         );
         assert_eq!(&frame(b"")[..], &[0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn the_blocking_client_reads_whole_frames() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let server = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().expect("accept");
+            let bytes = [frame(b"(a)").to_vec(), frame(b"(bc)").to_vec()].concat();
+            io::Write::write_all(&mut s, &bytes).expect("write");
+        });
+        let mut c = BlockingAgentClient::connect(addr, Duration::from_secs(5)).expect("connect");
+        assert_eq!(c.recv().expect("a"), b"(a)");
+        assert_eq!(c.recv().expect("bc"), b"(bc)");
+        server.join().expect("server");
+        let end = c.recv().expect_err("closed");
+        assert_eq!(end.kind(), io::ErrorKind::UnexpectedEof);
     }
 
     #[tokio::test]

@@ -33,9 +33,9 @@ use tracing::{debug, info, warn, Instrument};
 
 use crate::command::{decode_all, Command};
 use crate::config::Config;
-use crate::net::framing::is_disconnect;
+use crate::framing::is_disconnect;
+use crate::log_limit::SharedLogLimit;
 use crate::net::handshake::JoinDeadline;
-use crate::net::log_limit::SharedLogLimit;
 use crate::net::rate::ByteBudget;
 use crate::sexp::{parse, ParseError, MAX_NODES};
 use crate::sim::driver::{AgentStatus, ConnId, Input, InputSender};
@@ -141,10 +141,8 @@ impl Handler {
             debug!(cause = %e, "could not set TCP_NODELAY");
         }
         let (read_half, write_half) = stream.into_split();
-        let mut frames = FramedRead::new(
-            read_half,
-            crate::net::framing::codec(self.cfg.max_agent_frame),
-        );
+        let mut frames =
+            FramedRead::new(read_half, crate::framing::codec(self.cfg.max_agent_frame));
         let (out_tx, out_rx) = mpsc::channel::<Bytes>(self.cfg.agent_queue);
         // Frames are written by a task of their own, so a client that does
         // not read never blocks this loop (its deadlines, its reading).

@@ -61,6 +61,15 @@ pub fn push_int(out: &mut String, n: i64) {
     push_u64(out, n.unsigned_abs());
 }
 
+/// Appends a vector as three reals separated by spaces.
+pub fn push_vec(out: &mut String, v: nalgebra::Vector3<f32>) {
+    push_real(out, v.x);
+    out.push(' ');
+    push_real(out, v.y);
+    out.push(' ');
+    push_real(out, v.z);
+}
+
 /// Formats one real as a new string (convenience for tests and rare paths).
 pub fn real(x: f32) -> String {
     let mut s = String::new();

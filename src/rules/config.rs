@@ -30,7 +30,8 @@ pub struct RulesConfig {
     #[serde(rename = "SelfCollisionFoul")]
     pub self_collision_foul: bool,
 
-    // ---- geometry ----
+    // ---- geometry (the physics field is built from these too:
+    // `sim::world::FieldSize`) ----
     /// `FieldLength` (default 30 m): goal line to goal line.
     #[serde(rename = "FieldLength")]
     pub field_length: f32,

@@ -22,11 +22,11 @@ use tracing::{info, info_span, trace, warn};
 
 use crate::command::{Command, DecodeError};
 use crate::config::Config;
+use crate::log_limit::LogLimit;
 use crate::monitor::log::LogHandle;
 use crate::monitor::MonitorRequest;
-use crate::net::log_limit::LogLimit;
 use crate::sexp::ParseError;
-use crate::sim::cycle::Simulation;
+use crate::sim::cycle::{Simulation, Stage};
 use crate::sim::snapshot::WorldSnapshot;
 
 pub use crate::sim::cycle::{AgentStatus, ConnId};
@@ -211,7 +211,9 @@ pub fn run(
         let t_send = t1.elapsed();
         // X + P: step and prepare.
         let t2 = Instant::now();
-        let report = sim.step();
+        let mut stages = StageClock::default();
+        let report = sim.step(|stage| stages.enter(stage));
+        let stages = stages.times();
         let t_step = t2.elapsed();
         for (conn, status) in report.status {
             if let Some(c) = conns.get(&conn) {
@@ -227,12 +229,12 @@ pub fn run(
             read_us = t_read.as_micros() as u64,
             send_us = t_send.as_micros() as u64,
             step_us = t_step.as_micros() as u64,
-            physics_us = report.stages.physics_us,
-            referee_us = report.stages.referee_us,
-            perception_us = report.stages.perception_us,
+            physics_us = stages.physics_us,
+            referee_us = stages.referee_us,
+            perception_us = stages.perception_us,
             "cycle timing"
         );
-        summary.add(t_send, &report.stages, t_step);
+        summary.add(t_send, &stages, t_step);
         if summary.cycles >= SUMMARY_EVERY {
             summary.log_and_reset();
         }
@@ -291,6 +293,52 @@ fn publish(sim: &Simulation, outputs: &mut Outputs, force: bool) {
     }
 }
 
+/// Wall time of the stages of one step, microseconds.
+#[derive(Debug, Default, Clone, Copy)]
+struct StageTimes {
+    /// Rapier step, blow-up guard, accelerometers.
+    physics_us: u64,
+    /// The referee and the clocks.
+    referee_us: u64,
+    /// Building every agent's frame (vision included).
+    perception_us: u64,
+}
+
+/// The instants at which a step entered its stages. Only the driver reads
+/// the clock, and nothing measured flows back into the simulation, so the
+/// timings cannot affect determinism.
+#[derive(Default)]
+struct StageClock {
+    physics: Option<Instant>,
+    referee: Option<Instant>,
+    perception: Option<Instant>,
+    done: Option<Instant>,
+}
+
+impl StageClock {
+    fn enter(&mut self, stage: Stage) {
+        let now = Some(Instant::now());
+        match stage {
+            Stage::Physics => self.physics = now,
+            Stage::Referee => self.referee = now,
+            Stage::Perception => self.perception = now,
+            Stage::Done => self.done = now,
+        }
+    }
+
+    fn times(&self) -> StageTimes {
+        let us = |from: Option<Instant>, to: Option<Instant>| match (from, to) {
+            (Some(a), Some(b)) => b.saturating_duration_since(a).as_micros() as u64,
+            _ => 0,
+        };
+        StageTimes {
+            physics_us: us(self.physics, self.referee),
+            referee_us: us(self.referee, self.perception),
+            perception_us: us(self.perception, self.done),
+        }
+    }
+}
+
 /// Cycles between two stage-timing summary lines (debug level).
 const SUMMARY_EVERY: u64 = 1500;
 
@@ -306,7 +354,7 @@ struct StageSummary {
 }
 
 impl StageSummary {
-    fn add(&mut self, send: Duration, stages: &crate::sim::cycle::StageTimes, step: Duration) {
+    fn add(&mut self, send: Duration, stages: &StageTimes, step: Duration) {
         self.cycles += 1;
         self.send += send;
         self.step += step;

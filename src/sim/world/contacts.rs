@@ -1,5 +1,6 @@
 //! Contacts: the hooks that drop a robot's self-contacts and the contacts
-//! of robots put inside each other and set the robot-ball restitution,
+//! of robots put inside each other, set the robot-ball restitution and
+//! take Coulomb friction off robot-ground contacts (see `slip.rs`),
 //! and what is read back after a step (foot forces, ball touches, robots
 //! touching each other).
 
@@ -8,13 +9,19 @@ use std::collections::BTreeSet;
 use nalgebra::Vector3;
 use rapier3d::prelude::*;
 
-use super::{robot_pair, tag_kind, tag_robot, RobotHandle, World, KIND_BALL, KIND_PART};
+use super::{
+    robot_pair, tag_kind, tag_robot, RobotHandle, World, KIND_BALL, KIND_GROUND, KIND_PART,
+};
 
 /// Drops contacts between two parts of the same robot and between two
-/// robots that were put inside each other (`World::ghosts`), and sets the
-/// restitution of robot-ball contacts.
+/// robots that were put inside each other (`World::ghosts`), sets the
+/// restitution of robot-ball contacts and takes the Coulomb friction off
+/// robot-ground contacts when slip joints replace it.
 pub(super) struct ContactRules<'a> {
     pub(super) robot_ball_restitution: f32,
+    /// Robot-ground contacts have no Coulomb friction: the slip joints
+    /// (`slip.rs`) hold them.
+    pub(super) ground_slip: bool,
     pub(super) ghosts: &'a BTreeSet<(RobotHandle, RobotHandle)>,
 }
 
@@ -35,6 +42,15 @@ impl PhysicsHooks for ContactRules<'_> {
         if robot_ball {
             for c in ctx.solver_contacts.iter_mut() {
                 c.restitution = self.robot_ball_restitution;
+            }
+        } else if self.ground_slip
+            && matches!(
+                (a, b),
+                (Some(KIND_PART), Some(KIND_GROUND)) | (Some(KIND_GROUND), Some(KIND_PART))
+            )
+        {
+            for c in ctx.solver_contacts.iter_mut() {
+                c.friction = 0.0;
             }
         }
     }

@@ -1,11 +1,71 @@
 //! The field scene read into static geometry and the ball: ground plane,
-//! goals, border walls and goal sensors.
+//! goals, border walls and goal sensors. The scene's dimensions come from
+//! the rules configuration ([`FieldSize`]), the one place the field is
+//! described.
 
 use nalgebra::{Isometry3, Vector3};
 use rapier3d::prelude::*;
 
+use crate::rules::RulesConfig;
 use crate::sim::model::{collider_shape, collider_surface, ShapeDesc};
 use crate::sim::scene::{SceneError, SceneTree};
+
+/// The dimensions the physics field is built with, taken from the rules
+/// configuration so the referee and the physics agree on one field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FieldSize {
+    /// Goal line to goal line (m).
+    pub field_length: f32,
+    /// Distance between the posts (m).
+    pub goal_width: f32,
+    /// Depth of a goal (m).
+    pub goal_depth: f32,
+    /// Height of the bar (m).
+    pub goal_height: f32,
+    /// Ball radius (m).
+    pub ball_radius: f32,
+    /// Ball mass (kg).
+    pub ball_mass: f32,
+}
+
+impl FieldSize {
+    /// The field the rules describe.
+    pub fn from_rules(rules: &RulesConfig) -> FieldSize {
+        FieldSize {
+            field_length: rules.field_length,
+            goal_width: rules.goal_width,
+            goal_depth: rules.goal_depth,
+            goal_height: rules.goal_height,
+            ball_radius: rules.ball_radius,
+            ball_mass: rules.ball_mass,
+        }
+    }
+
+    /// The field scene's template arguments, in its `templ` order
+    /// (`$fieldLength $goalWidth $goalDepth $goalHeight $ballR
+    /// $ballMass`), each printed as the shortest text that reads back as
+    /// the same value.
+    pub(super) fn scene_args(&self) -> Vec<String> {
+        [
+            self.field_length,
+            self.goal_width,
+            self.goal_depth,
+            self.goal_height,
+            self.ball_radius,
+            self.ball_mass,
+        ]
+        .iter()
+        .map(|x| format!("{x}"))
+        .collect()
+    }
+}
+
+impl Default for FieldSize {
+    /// The default rules' field (the 0.7.1 field).
+    fn default() -> Self {
+        FieldSize::from_rules(&RulesConfig::default())
+    }
+}
 
 /// Static geometry and the ball, read from the field scene.
 #[derive(Debug, Clone)]
@@ -114,4 +174,65 @@ pub(super) fn read_field(tree: &SceneTree, scene: &str) -> Result<FieldDesc, Sce
         });
     }
     Ok(field)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{read_field, FieldSize};
+    use crate::sim::scene::SceneLibrary;
+
+    fn goal_sensor_x(size: &FieldSize) -> Vec<f32> {
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes"));
+        let lib = SceneLibrary::load(dir).expect("scenes");
+        let tree = lib
+            .instantiate("soccer.rsg", &size.scene_args())
+            .expect("field scene");
+        let field = read_field(&tree, "soccer.rsg").expect("field");
+        let mut xs: Vec<f32> = field
+            .statics
+            .iter()
+            .filter(|(_, _, sensor)| *sensor)
+            .map(|(pose, _, _)| pose.translation.vector.x)
+            .collect();
+        xs.sort_by(f32::total_cmp);
+        xs
+    }
+
+    #[test]
+    fn scene_arguments_print_the_rules_values() {
+        assert_eq!(
+            FieldSize::default().scene_args(),
+            ["30", "2.1", "0.6", "0.8", "0.042", "0.026"]
+        );
+    }
+
+    #[test]
+    fn the_goals_stand_where_the_rules_field_ends() {
+        let xs = goal_sensor_x(&FieldSize::default());
+        assert_eq!(xs.len(), 2, "{xs:?}");
+        assert!(
+            (xs[0] + 15.3).abs() < 1e-4 && (xs[1] - 15.3).abs() < 1e-4,
+            "{xs:?}"
+        );
+        let longer = FieldSize {
+            field_length: 40.0,
+            ..FieldSize::default()
+        };
+        let xs = goal_sensor_x(&longer);
+        assert!(
+            (xs[0] + 20.3).abs() < 1e-4 && (xs[1] - 20.3).abs() < 1e-4,
+            "{xs:?}"
+        );
+        let bigger_ball = FieldSize {
+            ball_radius: 0.05,
+            ..FieldSize::default()
+        };
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes"));
+        let lib = SceneLibrary::load(dir).expect("scenes");
+        let tree = lib
+            .instantiate("soccer.rsg", &bigger_ball.scene_args())
+            .expect("field scene");
+        let ball = read_field(&tree, "soccer.rsg").expect("field").ball;
+        assert_eq!(ball.map(|b| b.radius), Some(0.05));
+    }
 }

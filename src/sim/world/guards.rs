@@ -1,5 +1,8 @@
-//! Guards against solver failures: speeds capped before every step, and
-//! robots or a ball flung off the field put back.
+//! Guards against solver failures, the one place that protects the match
+//! from them: speeds capped before every sub-step, and after it every
+//! robot or ball with a non-finite position or flung off the field put
+//! back (a robot rebuilt standing where its torso was last seen sane), so
+//! one bad robot never poisons the rest of the match.
 
 use nalgebra::Vector3;
 
@@ -35,6 +38,7 @@ impl World {
         for (h, p) in bad {
             tracing::warn!(robot = ?h, pos = ?p, "robot flung away by the solver; rebuilt");
             self.rebuild_robot(h, p);
+            self.recovered.insert(h);
         }
         let torso_positions: Vec<(RobotHandle, Vector3<f32>)> = self
             .robots
@@ -59,6 +63,12 @@ impl World {
             self.set_ball_position(Vector3::new(0.0, 0.0, r));
             self.set_ball_velocity(Vector3::zeros());
         }
+    }
+
+    /// Whether the run-away guard rebuilt this robot during the last step
+    /// (its velocities and joint angles were reset).
+    pub fn was_recovered(&self, h: RobotHandle) -> bool {
+        self.recovered.contains(&h)
     }
 
     /// Caps every speed before a solver step. Nothing on a soccer field
@@ -105,5 +115,67 @@ impl World {
                 b.set_angvel(w, false);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::Vector3;
+
+    use crate::sim::model::ModelLibrary;
+    use crate::sim::world::{PhysicsConfig, World};
+
+    fn world_with_one_robot() -> (World, super::RobotHandle) {
+        let mut w = World::new(&PhysicsConfig::default()).expect("world");
+        let lib = ModelLibrary::load(ModelLibrary::default_dir()).expect("models");
+        let m = lib.resolve("rsg/agent/nao/nao.rsg", &[]).expect("model");
+        let h = w.add_robot(m, Vector3::new(1.0, 2.0, 0.4), 0.0);
+        w.step();
+        assert!(!w.was_recovered(h));
+        (w, h)
+    }
+
+    fn torso(w: &World, h: super::RobotHandle) -> Vector3<f32> {
+        w.part_pose(h, w.robot_model(h).torso).translation.vector
+    }
+
+    /// Moves one of the robot's bodies, as a solver failure would.
+    fn corrupt(w: &mut World, h: super::RobotHandle, to: Vector3<f32>) {
+        let body = w.robots[&h].bodies[0];
+        if let Some(b) = w.bodies.get_mut(body) {
+            b.set_translation(to, false);
+        }
+    }
+
+    #[test]
+    fn a_robot_with_a_non_finite_body_is_rebuilt_where_it_stood() {
+        let (mut w, h) = world_with_one_robot();
+        corrupt(&mut w, h, Vector3::new(f32::NAN, 0.0, 0.0));
+        w.step();
+        assert!(w.was_recovered(h));
+        let t = torso(&w, h);
+        assert!(t.iter().all(|x| x.is_finite()), "{t}");
+        assert!((t.x - 1.0).abs() < 0.2 && (t.y - 2.0).abs() < 0.2, "{t}");
+        w.step();
+        assert!(!w.was_recovered(h), "reported for one step only");
+    }
+
+    #[test]
+    fn a_robot_flung_off_the_field_is_rebuilt_where_it_stood() {
+        let (mut w, h) = world_with_one_robot();
+        corrupt(&mut w, h, Vector3::new(5000.0, 0.0, 0.0));
+        w.step();
+        assert!(w.was_recovered(h));
+        let t = torso(&w, h);
+        assert!((t.x - 1.0).abs() < 0.2 && (t.y - 2.0).abs() < 0.2, "{t}");
+    }
+
+    #[test]
+    fn a_ball_flung_away_goes_back_to_the_centre_spot() {
+        let (mut w, _) = world_with_one_robot();
+        w.set_ball_position(Vector3::new(0.0, 80.0, 1.0));
+        w.step();
+        let b = w.ball_position();
+        assert!(b.x.abs() < 0.1 && b.y.abs() < 0.1, "{b}");
     }
 }

@@ -46,9 +46,11 @@ mod guards;
 mod motors;
 mod relocate;
 mod robots;
+mod slip;
 
 pub use config::{JointKind, PhysicsConfig};
 use contacts::ContactRules;
+pub use field::FieldSize;
 use field::{read_field, shape_of, BallDesc};
 
 /// Identifies a robot in the [`World`]. Handles are never reused.
@@ -108,6 +110,8 @@ struct Robot {
     foot_result: Vec<Option<(Vector3<f32>, Vector3<f32>)>>,
     /// Torso position after the last sub-step that left the robot sane.
     last_sane: Vector3<f32>,
+    /// Per part: its ground slip joint, once it has touched the ground.
+    slip: Vec<Option<ImpulseJointHandle>>,
 }
 
 /// The rapier world: field, ball and robots.
@@ -126,6 +130,8 @@ pub struct World {
     ccd: CCDSolver,
     ball_body: RigidBodyHandle,
     ball_collider: ColliderHandle,
+    /// A fixed body at the origin: the ground end of the slip joints.
+    ground_body: RigidBodyHandle,
     robots: BTreeMap<RobotHandle, Robot>,
     next_robot: u32,
     touches: BTreeSet<RobotHandle>,
@@ -134,12 +140,20 @@ pub struct World {
     /// other: their contacts are dropped until no part of one overlaps a
     /// part of the other, instead of the solver flinging them apart.
     ghosts: BTreeSet<(RobotHandle, RobotHandle)>,
+    /// Robots the run-away guard rebuilt during the last step.
+    recovered: BTreeSet<RobotHandle>,
 }
 
 impl World {
-    /// Builds the world from the configuration: ground, goals, border
-    /// walls and ball from the field scene.
+    /// Builds the world from the configuration on the default rules' field
+    /// ([`FieldSize::default`]).
     pub fn new(cfg: &PhysicsConfig) -> Result<World, SceneError> {
+        World::with_field(cfg, &FieldSize::default())
+    }
+
+    /// Builds the world from the configuration: ground, goals, border
+    /// walls and ball from the field scene, with the dimensions of `size`.
+    pub fn with_field(cfg: &PhysicsConfig, size: &FieldSize) -> Result<World, SceneError> {
         let dir = cfg
             .field_scene
             .parent()
@@ -156,7 +170,7 @@ impl World {
                 cfg.field_scene.display().to_string(),
             ));
         }
-        let tree = lib.instantiate(&name, &[])?;
+        let tree = lib.instantiate(&name, &size.scene_args())?;
         let field = read_field(&tree, &name)?;
 
         let mut params = IntegrationParameters::default();
@@ -228,6 +242,7 @@ impl World {
             ball_body,
             &mut bodies,
         );
+        let ground_body = bodies.insert(RigidBodyBuilder::fixed().build());
         Ok(World {
             cfg: cfg.clone(),
             params,
@@ -243,11 +258,13 @@ impl World {
             ccd: CCDSolver::new(),
             ball_body,
             ball_collider,
+            ground_body,
             robots: BTreeMap::new(),
             next_robot: 1,
             touches: BTreeSet::new(),
             robot_pairs: BTreeSet::new(),
             ghosts: BTreeSet::new(),
+            recovered: BTreeSet::new(),
         })
     }
 
@@ -270,11 +287,14 @@ impl World {
         }
         self.touches.clear();
         self.robot_pairs.clear();
+        self.recovered.clear();
         for _ in 0..self.cfg.substeps.max(1) {
             self.update_motors();
+            self.update_slip_joints();
             self.limit_velocities();
             let hooks = ContactRules {
                 robot_ball_restitution: self.cfg.robot_ball_restitution,
+                ground_slip: self.cfg.ground_slip_damping > 0.0,
                 ghosts: &self.ghosts,
             };
             self.pipeline.step(

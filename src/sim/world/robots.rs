@@ -93,7 +93,9 @@ impl World {
                         .friction_combine_rule(CoefficientCombineRule::Max)
                         .restitution(0.0)
                         .restitution_combine_rule(CoefficientCombineRule::Min)
-                        .active_hooks(ActiveHooks::FILTER_CONTACT_PAIRS)
+                        .active_hooks(
+                            ActiveHooks::FILTER_CONTACT_PAIRS | ActiveHooks::MODIFY_SOLVER_CONTACTS,
+                        )
                         .user_data(tag(KIND_PART, id, pi))
                         .build(),
                     b,
@@ -135,6 +137,7 @@ impl World {
         }
         let n_feet = model.foot_sensors.len();
         let n_joints = model.joints.len();
+        let n_parts = model.parts.len();
         self.robots.insert(
             handle,
             Robot {
@@ -148,6 +151,7 @@ impl World {
                 foot_accum: vec![FootAccum::default(); n_feet],
                 foot_result: vec![None; n_feet],
                 last_sane: torso_pos,
+                slip: vec![None; n_parts],
             },
         );
         self.mark_ghosts(handle);

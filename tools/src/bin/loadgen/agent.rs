@@ -81,7 +81,7 @@ pub(crate) fn joint_messages(
 pub(crate) struct Wire(BlockingAgentClient);
 
 impl Wire {
-    pub(crate) fn read_frame(&mut self) -> Result<Bytes> {
+    pub(crate) fn read_frame(&mut self) -> Result<&[u8]> {
         self.0.recv().context("reading a frame")
     }
 
@@ -176,7 +176,7 @@ pub(crate) fn agent_body(
     loop {
         let frame = wire.read_frame()?;
         res.frames += 1;
-        if let Some(side) = announced_side(&frame) {
+        if let Some(side) = announced_side(frame) {
             res.side = Some(side.to_owned());
             break;
         }
@@ -215,7 +215,7 @@ pub(crate) fn agent_body(
         if phase == PHASE_STOP {
             break;
         }
-        let t = sim_time(&frame);
+        let t = sim_time(frame);
         if phase == PHASE_MEASURE {
             res.window_frames += 1;
             if let Some(prev) = last_at {

@@ -45,7 +45,6 @@ use sample::*;
 use server::*;
 
 use anyhow::{anyhow, bail, Context, Result};
-use bytes::Bytes;
 use clap::Parser;
 use rcss3d::net::client::{frame, BlockingAgentClient};
 

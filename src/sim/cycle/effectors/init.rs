@@ -1,0 +1,65 @@
+//! The `init` effector: joining a team and walking to the sideline slot.
+
+use nalgebra::Vector3;
+use tracing::{info, warn};
+
+use crate::sim::cycle::{placement_height, AgentStatus, ConnId, Simulation};
+
+impl Simulation {
+    /// Lets every robot that sent `init` join its team, in connection
+    /// order, and moves it to its sideline slot.
+    pub(in crate::sim::cycle) fn execute_inits(&mut self) {
+        let conns: Vec<ConnId> = self
+            .agents
+            .iter()
+            .filter(|(_, a)| a.pending_init.is_some())
+            .map(|(c, _)| *c)
+            .collect();
+        for conn in conns {
+            let Some(agent) = self.agents.get_mut(&conn) else {
+                continue;
+            };
+            let (Some(init), Some(robot), Some(model)) =
+                (agent.pending_init.take(), agent.robot, agent.model.clone())
+            else {
+                continue;
+            };
+            match self
+                .teams
+                .join(init.team.as_deref(), init.unum, model.robot_type)
+            {
+                Ok((side, unum, team)) => {
+                    agent.side = Some(side);
+                    agent.unum = unum;
+                    agent.team = Some(team);
+                    agent.announce_identity = true;
+                    agent.joined_at_frame = Some(agent.frames_sent);
+                    self.report.status.push((
+                        conn,
+                        AgentStatus::Joined {
+                            team: agent.team.as_deref().unwrap_or("").to_owned(),
+                            unum,
+                        },
+                    ));
+                    let (x, y, heading) = self.teams.next_sideline_slot(
+                        side,
+                        self.cfg.rules.field_length,
+                        self.cfg.rules.field_width,
+                        self.cfg.rules.agent_radius,
+                    );
+                    let z = placement_height(&self.cfg, &model);
+                    self.world
+                        .place_robot(robot, Vector3::new(x, y, z), heading);
+                    self.structure_version += 1;
+                    info!(conn, team = %agent.label(), side = side.agent_name(), "agent joined");
+                }
+                Err(e) => {
+                    // Deviation: the robot stays on its own waiting spot
+                    // instead of being dropped from 10 m onto the centre
+                    // spot, where failed robots would pile up.
+                    warn!(conn, peer = %agent.peer, cause = %e, "init failed; the robot has no team");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! Trainer commands on the ball: `(ball (pos ..) (vel ..))` and
+//! `(dropBall)`.
+
+use nalgebra::Vector3;
+
+use crate::sim::cycle::Simulation;
+
+impl Simulation {
+    /// `(dropBall)`: the referee's drop ball where the ball is.
+    pub(super) fn trainer_drop_ball(&mut self) {
+        let facts_ball = self.world.ball_position();
+        let d = self.referee.drop_ball(facts_ball);
+        self.apply_decisions(d);
+    }
+
+    /// `(ball (pos x y z) (vel x y z))`: either part may be missing;
+    /// non-finite values are ignored.
+    pub(super) fn trainer_ball(&mut self, pos: Option<Vector3<f32>>, vel: Option<Vector3<f32>>) {
+        if let Some(p) = pos.filter(|p| p.iter().all(|v| v.is_finite())) {
+            self.world.set_ball_position(p);
+        }
+        if let Some(v) = vel.filter(|v| v.iter().all(|x| x.is_finite())) {
+            self.world.set_ball_velocity(v);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! Trainer commands on one robot: `agent` (`pos`, `move`), `repos`, push
+//! (the referee's clearance of the selected robot) and `kill`.
+
+use nalgebra::Vector3;
+use tracing::info;
+
+use crate::monitor::command::RobotRef;
+use crate::rules::facts::WorldFacts;
+use crate::sim::cycle::{ConnId, Simulation};
+
+impl Simulation {
+    /// `(agent (team T) (unum N) (pos x y z))`: moves the robot as a rigid
+    /// whole, keeping its posture.
+    pub(super) fn trainer_agent_pos(&mut self, robot: RobotRef, pos: Vector3<f32>) {
+        if let Some(h) = self.find_robot(robot).and_then(|c| self.agents[&c].robot) {
+            if pos.iter().all(|v| v.is_finite()) {
+                self.world.shift_robot(h, pos);
+            }
+        }
+    }
+
+    /// `(agent (team T) (unum N) (move x y z yaw))`: places the robot
+    /// upright with a heading.
+    pub(super) fn trainer_agent_move(&mut self, robot: RobotRef, pos: Vector3<f32>, yaw_deg: f32) {
+        if let Some(h) = self.find_robot(robot).and_then(|c| self.agents[&c].robot) {
+            if pos.iter().all(|v| v.is_finite()) && yaw_deg.is_finite() {
+                // The Nao faces its local +y: yaw -90 faces +x.
+                self.world.place_robot(h, pos, yaw_deg + 90.0);
+            }
+        }
+    }
+
+    /// Push: the selected robot cleared away as the referee clears
+    /// offenders.
+    pub(super) fn trainer_agent_push(&mut self) {
+        if let Some(conn) = self.selected {
+            self.push_away(conn);
+        }
+    }
+
+    /// `(kill)`: the robot leaves and its connection is closed.
+    pub(super) fn trainer_kill(&mut self, r: Option<RobotRef>) {
+        let target = match r {
+            Some(r) => self.find_robot(r),
+            None => self.selected,
+        };
+        if let Some(conn) = target {
+            info!(conn, "robot killed by the trainer; closing the connection");
+            self.disconnect(conn, "killed by trainer");
+            self.report.close.push(conn);
+        }
+    }
+
+    /// `(repos)`: the robot moved outside the field beside its side's
+    /// half, as the referee does with robots it takes out.
+    pub(super) fn trainer_repos(&mut self, r: Option<RobotRef>) {
+        let target = match r {
+            Some(r) => self.find_robot(r),
+            None => self.selected,
+        };
+        if let Some(conn) = target {
+            let a = &self.agents[&conn];
+            if let (Some(side), Some(h)) = (a.side, a.robot) {
+                let pos = self
+                    .referee
+                    .outside_position(side, a.unum, self.world.ball_position().y);
+                self.world.shift_robot(h, pos);
+            }
+        }
+    }
+
+    fn push_away(&mut self, conn: ConnId) {
+        let Some(a) = self.agents.get(&conn) else {
+            return;
+        };
+        if a.side.is_none() || a.robot.is_none() {
+            return;
+        }
+        let robots = self.robot_facts();
+        let facts = WorldFacts {
+            ball: self.world.ball_position(),
+            ball_velocity: self.world.ball_velocity(),
+            ball_touches: &[],
+            robots: &robots,
+            robot_contacts: &[],
+            self_collisions: &[],
+            connected_agents: self.agent_count(),
+            dt: self.cfg.step,
+        };
+        let decisions = self.referee.push_away(&facts, conn as u32, &mut self.rng);
+        self.apply_decisions(decisions);
+    }
+}
