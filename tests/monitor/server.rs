@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use rcss3d::monitor::client::MonitorClient;
 use rcss3d::monitor::{FrameKind, MonitorCommand, MonitorConfig};
+use rcss3d::net::client::AgentClient;
 use rcss3d::rules::{PlayMode, Side};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -220,7 +221,8 @@ async fn trainer_secret_unlocks_commands() {
 #[tokio::test]
 async fn a_monitor_that_never_reads_stalls_nothing() {
     let mut server = MonitorFeed::start(MonitorConfig::default()).await;
-    let mut lazy = TcpStream::connect(server.addr).await.unwrap();
+    // A framed client that reads only when told to.
+    let mut lazy = AgentClient::connect(server.addr).await.unwrap();
     let mut good = MonitorClient::connect(server.addr).await.unwrap();
     let mut last = None;
     // ~100 KB per message: the lazy socket's buffers fill after a few.
@@ -244,31 +246,22 @@ async fn a_monitor_that_never_reads_stalls_nothing() {
     }
     // The lazy client can still command.
     let cmd = b"(dropBall)";
-    lazy.write_all(&rcss3d::net::client::frame(cmd))
-        .await
-        .unwrap();
+    lazy.send_bytes(cmd).await.unwrap();
     let r = timeout(T, server.commands.recv()).await.unwrap().unwrap();
     assert_eq!(r.command, MonitorCommand::DropBall);
     // When it finally reads, it gets whole frames: a full state, then
     // deltas that apply to it, ending with the newest snapshot although
     // nothing was published after it stopped reading.
     let mut seen = rcss3d::monitor::client::TrackedScene::default();
-    let mut buf = Vec::new();
     let target = last.unwrap().ball.translation.vector;
     let mut frames = 0;
     loop {
-        let mut len = [0u8; 4];
-        timeout(T, lazy.read_exact(&mut len))
+        let buf = timeout(T, lazy.recv())
             .await
             .unwrap()
-            .unwrap();
-        let n = u32::from_be_bytes(len) as usize;
-        assert!(n > 0);
-        buf.resize(n, 0);
-        timeout(T, lazy.read_exact(&mut buf))
-            .await
             .unwrap()
-            .unwrap();
+            .expect("a whole frame");
+        assert!(!buf.is_empty());
         seen.apply(std::str::from_utf8(&buf).unwrap()).unwrap();
         frames += 1;
         if (seen.ball_position().unwrap() - target).norm() < 0.006 {
