@@ -1,7 +1,18 @@
 //! One scripted agent per thread: join, beam, then joint speeds and
 //! `(syn)` every frame; agent 0 opens and closes the measuring window.
 
-use crate::*;
+use std::fmt::Write as _;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use anyhow::{bail, Result};
+use rcss3d::net::client::{frame, BlockingAgentClient};
+
+use crate::sample::{sample_proc, self_cpu_ticks, ProcSample};
+use crate::{Cli, JOINTS, LATE_FACTOR, SCENE, STEP};
 
 /// Shared between the agents of one run.
 pub(crate) struct Shared {

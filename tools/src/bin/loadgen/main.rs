@@ -22,15 +22,11 @@
 //! `--agents` takes a list (`1,2,6,11,22`) and `--runs` repeats each size
 //! with a fresh server: the summary table then shows medians.
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::process::Command;
+
+use anyhow::{bail, Result};
+use clap::Parser;
 
 mod agent;
 mod report;
@@ -38,15 +34,8 @@ mod run;
 mod sample;
 mod server;
 
-use agent::*;
-use report::*;
-use run::*;
-use sample::*;
-use server::*;
-
-use anyhow::{anyhow, bail, Context, Result};
-use clap::Parser;
-use rcss3d::net::client::{frame, BlockingAgentClient};
+use report::{compare, median, mode_name, opt, paced, variant_b};
+use run::{one_run, RunResult};
 
 /// Robot type by uniform number 1..11 (FCPCodebase's legal mix: at most 7 of
 /// one type, at most 9 of any two, at least 3 types).
@@ -245,60 +234,4 @@ fn main() -> Result<()> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn run(cps: f64, cpu: Option<f64>) -> RunResult {
-        RunResult {
-            cps,
-            cpu_ms_per_cycle: cpu,
-            ..RunResult::default()
-        }
-    }
-
-    #[test]
-    fn ab_ratios_pair_runs_side_by_side() {
-        // The machine slows down 2x between the pairs; each pair's ratio
-        // stays 0.5, which the median of the ratios keeps and a ratio of
-        // medians would not.
-        let a = [
-            run(100.0, Some(10.0)),
-            run(50.0, Some(20.0)),
-            run(100.0, None),
-        ];
-        let b = [
-            run(200.0, Some(5.0)),
-            run(100.0, Some(10.0)),
-            run(150.0, Some(9.0)),
-        ];
-        let cps = pair_ratios(&a, &b, &|r| Some(r.cps));
-        assert_eq!(cps, vec![2.0, 2.0, 1.5]);
-        assert_eq!(median(cps), Some(2.0));
-        // A pair with a missing figure is left out.
-        let cpu = pair_ratios(&a, &b, &|r| r.cpu_ms_per_cycle);
-        assert_eq!(cpu, vec![0.5, 0.5]);
-        assert_eq!(median(cpu), Some(0.5));
-    }
-
-    #[test]
-    fn variant_b_replaces_the_binary_and_appends_arguments() {
-        let plain = Cli::parse_from(["loadgen", "--spawn-server", "--server-arg=--sync"]);
-        assert!(variant_b(&plain).is_none());
-        let cli = Cli::parse_from([
-            "loadgen",
-            "--spawn-server",
-            "--server-arg=--sync",
-            "--b-server-bin",
-            "/tmp/other",
-            "--b-server-arg=--config",
-            "--b-server-arg=b.ron",
-        ]);
-        let b = variant_b(&cli).expect("a B variant");
-        assert_eq!(b.server_bin, Some(PathBuf::from("/tmp/other")));
-        assert_eq!(b.server_args, ["--sync", "--config", "b.ron"]);
-        assert_eq!(cli.server_args, ["--sync"]);
-    }
 }

@@ -1,6 +1,12 @@
 //! Printing a run, the summary table and the A/B comparison.
 
-use crate::*;
+use std::collections::BTreeMap;
+
+use anyhow::Result;
+
+use crate::run::{one_run, RunResult};
+use crate::server::StageRow;
+use crate::{Cli, LATE_FACTOR, STEP};
 
 /// (key, median, mean, p99) in microseconds over the measuring window.
 pub(crate) fn summarise_stages(rows: &[StageRow]) -> Vec<(String, f64, f64, f64)> {
@@ -199,4 +205,63 @@ pub(crate) fn compare(cli: &Cli, b: &Cli) -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Cli;
+    use clap::Parser;
+    use std::path::PathBuf;
+
+    fn run(cps: f64, cpu: Option<f64>) -> RunResult {
+        RunResult {
+            cps,
+            cpu_ms_per_cycle: cpu,
+            ..RunResult::default()
+        }
+    }
+
+    #[test]
+    fn ab_ratios_pair_runs_side_by_side() {
+        // The machine slows down 2x between the pairs; each pair's ratio
+        // stays 0.5, which the median of the ratios keeps and a ratio of
+        // medians would not.
+        let a = [
+            run(100.0, Some(10.0)),
+            run(50.0, Some(20.0)),
+            run(100.0, None),
+        ];
+        let b = [
+            run(200.0, Some(5.0)),
+            run(100.0, Some(10.0)),
+            run(150.0, Some(9.0)),
+        ];
+        let cps = pair_ratios(&a, &b, &|r| Some(r.cps));
+        assert_eq!(cps, vec![2.0, 2.0, 1.5]);
+        assert_eq!(median(cps), Some(2.0));
+        // A pair with a missing figure is left out.
+        let cpu = pair_ratios(&a, &b, &|r| r.cpu_ms_per_cycle);
+        assert_eq!(cpu, vec![0.5, 0.5]);
+        assert_eq!(median(cpu), Some(0.5));
+    }
+
+    #[test]
+    fn variant_b_replaces_the_binary_and_appends_arguments() {
+        let plain = Cli::parse_from(["loadgen", "--spawn-server", "--server-arg=--sync"]);
+        assert!(variant_b(&plain).is_none());
+        let cli = Cli::parse_from([
+            "loadgen",
+            "--spawn-server",
+            "--server-arg=--sync",
+            "--b-server-bin",
+            "/tmp/other",
+            "--b-server-arg=--config",
+            "--b-server-arg=b.ron",
+        ]);
+        let b = variant_b(&cli).expect("a B variant");
+        assert_eq!(b.server_bin, Some(PathBuf::from("/tmp/other")));
+        assert_eq!(b.server_args, ["--sync", "--config", "b.ron"]);
+        assert_eq!(cli.server_args, ["--sync"]);
+    }
 }

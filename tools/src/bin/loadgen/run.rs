@@ -1,7 +1,20 @@
 //! One run: start the agents, wait for the window to close, compute the
 //! figures.
 
-use crate::*;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::net::ToSocketAddrs;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::Context;
+use anyhow::{anyhow, bail, Result};
+
+use crate::agent::{run_agent, AgentResult, AgentSpec, Shared, PHASE_STOP, PHASE_WARMUP};
+use crate::report::{print_run, summarise_stages};
+use crate::server::{server_binary, spawn_server, stop_server};
+use crate::{Cli, FORMATION, ROBOT_TYPES, STEP};
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RunResult {

@@ -1,7 +1,21 @@
 //! The spawned server: build it if needed, start it on free ports,
 //! collect its stage-timing lines, stop it.
 
-use crate::*;
+use std::io::BufRead as _;
+use std::io::BufReader;
+use std::io::Write as _;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use anyhow::{anyhow, bail, Result};
+
+use crate::agent::PHASE_MEASURE;
+use crate::Cli;
 
 /// One parsed `*_us=` trace line: whether it fell in the measuring window,
 /// and its fields.

@@ -1,7 +1,19 @@
 //! The chaos client: connections that misbehave in every way the server
 //! must survive.
 
-use crate::*;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::Rng;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rcss3d::net::client::{frame, AgentClient};
+use tokio::sync::Semaphore;
+
+use crate::wire::recv;
+use crate::NAO;
 
 pub(crate) const CHAOS_KINDS: [&str; 9] = [
     "connect_drop",

@@ -1,6 +1,14 @@
 //! The honest agents: they play and measure the gaps between frames.
 
-use crate::*;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use rcss3d::net::client::AgentClient;
+
+use crate::wire::{agent_now, recv};
+use crate::{LATE_AFTER, NAO, STEP};
 
 #[derive(Default)]
 pub(crate) struct AgentStats {

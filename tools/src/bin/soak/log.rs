@@ -1,6 +1,11 @@
 //! The match log check: complete, balanced, a full state first.
 
-use crate::*;
+use std::path::Path;
+
+use anyhow::Context;
+use anyhow::Result;
+
+use crate::wire::balanced;
 
 pub(crate) struct LogCheck {
     pub(crate) lines: usize,

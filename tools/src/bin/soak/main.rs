@@ -25,12 +25,15 @@
 //!
 //! Everything binds and connects to 127.0.0.1 only.
 
-use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use anyhow::{bail, Result};
+use clap::Parser;
+use rcss3d::net::client::AgentClient;
+use rcss3d::procfs::{self, cpu_secs};
 
 mod chaos_client;
 mod honest;
@@ -39,22 +42,11 @@ mod monitors;
 mod server;
 mod wire;
 
-use chaos_client::*;
-use honest::*;
-use log::*;
-use monitors::*;
-use server::*;
-use wire::*;
-
-use anyhow::{bail, Context, Result};
-use bytes::Bytes;
-use clap::Parser;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use rcss3d::net::client::{frame, AgentClient};
-use rcss3d::procfs::{self, cpu_secs};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::sync::Semaphore;
+use chaos_client::{chaos, ChaosStats, CHAOS_KINDS};
+use honest::{honest_agent, AgentStats};
+use log::check_log;
+use monitors::{monitor, MonitorStats};
+use server::{median, Server};
 
 const NAO: &str = "rsg/agent/nao/nao_hetero.rsg";
 /// One simulation step (50 Hz).

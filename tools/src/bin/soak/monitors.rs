@@ -1,7 +1,14 @@
 //! The two monitors: one that kicks off and asks for full states, one that
 //! stops reading for a while.
 
-use crate::*;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rcss3d::net::client::AgentClient;
+
+use crate::wire::{balanced, recv};
 
 #[derive(Default)]
 pub(crate) struct MonitorStats {

@@ -1,7 +1,19 @@
 //! The server under test: the binary as a child process, or in-process;
 //! its output, memory and CPU.
 
-use crate::*;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use anyhow::Result;
+use tokio::io::AsyncBufReadExt;
+use tokio::io::BufReader;
+
+use crate::Cli;
 
 pub(crate) enum Server {
     Child {

@@ -1,7 +1,8 @@
 //! Frame helpers of the soak's clients (agents and monitors alike use the
 //! library's framed client, [`AgentClient`]).
 
-use crate::*;
+use bytes::Bytes;
+use rcss3d::net::client::AgentClient;
 
 /// The next frame; the end of the connection is an error here.
 pub(crate) async fn recv(s: &mut AgentClient) -> std::io::Result<Bytes> {
