@@ -1,10 +1,9 @@
 //! The first layer of the data flow: 4-byte big-endian length prefix <->
 //! message bytes (agent-protocol.md §1.2), for agents and monitors alike.
 //! The length counts the payload only. One function prefixes a payload
-//! ([`encode`]); connections read with [`codec`] (an incomplete frame is
-//! the normal case: it waits for more bytes) and blocking clients with
-//! [`read_frame`]. A frame longer than the configured limit is an error
-//! that closes only that connection.
+//! ([`encode`]), one codec cuts frames ([`codec`]; an incomplete frame is
+//! the normal case: it waits for more bytes). A frame longer than the
+//! configured limit is an error that closes only that connection.
 
 use bytes::{BufMut, Bytes, BytesMut};
 use tokio_util::codec::LengthDelimitedCodec;
@@ -41,29 +40,6 @@ pub fn encode(payload: &[u8]) -> Option<Bytes> {
     buf.put_u32(len);
     buf.put_slice(payload);
     Some(buf.freeze())
-}
-
-/// Reads one frame from a blocking stream into `buf` (replacing its
-/// contents). A length over `max_frame` is an `InvalidData` error and
-/// nothing more is read, so a peer announcing 2 GiB cannot make the reader
-/// allocate it.
-pub fn read_frame(
-    r: &mut impl std::io::Read,
-    max_frame: usize,
-    buf: &mut Vec<u8>,
-) -> std::io::Result<()> {
-    let mut len = [0u8; 4];
-    r.read_exact(&mut len)?;
-    let n = u32::from_be_bytes(len) as usize;
-    if n > max_frame {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("frame of {n} bytes is over the limit of {max_frame}"),
-        ));
-    }
-    buf.clear();
-    buf.resize(n, 0);
-    r.read_exact(buf)
 }
 
 #[cfg(test)]
@@ -113,24 +89,5 @@ mod tests {
         assert!(is_disconnect(&Error::from(ErrorKind::ConnectionReset)));
         assert!(is_disconnect(&Error::from(ErrorKind::BrokenPipe)));
         assert!(!is_disconnect(&Error::from(ErrorKind::InvalidData)));
-    }
-
-    #[test]
-    fn blocking_reader_reads_what_encode_wrote() {
-        let mut wire = Vec::new();
-        for msg in [&b"(syn)"[..], b"(beam 1 2 3)"] {
-            wire.extend_from_slice(&encode(msg).expect("non-empty"));
-        }
-        let mut r = &wire[..];
-        let mut buf = Vec::new();
-        read_frame(&mut r, 64, &mut buf).expect("first frame");
-        assert_eq!(buf, b"(syn)");
-        read_frame(&mut r, 64, &mut buf).expect("second frame");
-        assert_eq!(buf, b"(beam 1 2 3)");
-        let e = read_frame(&mut r, 64, &mut buf).expect_err("end of stream");
-        assert!(is_disconnect(&e), "{e}");
-        let mut huge = &[0x80u8, 0, 0, 0, b'('][..];
-        let e = read_frame(&mut huge, 64, &mut buf).expect_err("over the limit");
-        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
     }
 }
