@@ -4,11 +4,11 @@
 //! client, so the framing a client sees is written in one place
 //! ([`crate::framing`]).
 //!
-//! [`AgentClient`] is the tokio client: it reads into one buffer and cuts
-//! frames with the server's codec, so a read that is cancelled (a
-//! timeout) never loses part of a frame. [`BlockingAgentClient`] is the
-//! same over a blocking socket (with [`framing::read_frame`]), for a load
-//! generator that runs one thread per agent.
+//! [`AgentClient`] is the tokio client; [`BlockingAgentClient`] is the
+//! same over a blocking socket, for a load generator that runs one thread
+//! per agent. Both read into one buffer and cut frames with the server's
+//! codec ([`framing::codec`]), so a read that is cancelled (a timeout)
+//! never loses part of a frame.
 
 use std::io;
 use std::net::SocketAddr;
@@ -124,9 +124,9 @@ impl AgentClient {
 /// An agent connection over a blocking socket.
 #[derive(Debug)]
 pub struct BlockingAgentClient {
-    reader: io::BufReader<std::net::TcpStream>,
-    writer: std::net::TcpStream,
-    frame: Vec<u8>,
+    stream: std::net::TcpStream,
+    buf: BytesMut,
+    codec: LengthDelimitedCodec,
 }
 
 impl BlockingAgentClient {
@@ -135,32 +135,41 @@ impl BlockingAgentClient {
         let stream = std::net::TcpStream::connect_timeout(&addr, timeout)?;
         stream.set_nodelay(true)?;
         Ok(BlockingAgentClient {
-            reader: io::BufReader::with_capacity(64 << 10, stream.try_clone()?),
-            writer: stream,
-            frame: Vec::with_capacity(8 << 10),
+            stream,
+            buf: BytesMut::with_capacity(64 << 10),
+            codec: framing::codec(MAX_SERVER_FRAME),
         })
     }
 
     /// The socket (timeouts, addresses).
     pub fn stream(&self) -> &std::net::TcpStream {
-        &self.writer
+        &self.stream
     }
 
     /// Sends one message given as bytes.
     pub fn send_bytes(&mut self, payload: &[u8]) -> io::Result<()> {
-        io::Write::write_all(&mut self.writer, &frame(payload))
+        io::Write::write_all(&mut self.stream, &frame(payload))
     }
 
     /// Writes bytes as they are (an already framed message).
     pub fn send_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
-        io::Write::write_all(&mut self.writer, bytes)
+        io::Write::write_all(&mut self.stream, bytes)
     }
 
-    /// The next whole frame (valid until the next call); an
-    /// `UnexpectedEof` error when the server closed the connection.
-    pub fn recv(&mut self) -> io::Result<&[u8]> {
-        framing::read_frame(&mut self.reader, MAX_SERVER_FRAME, &mut self.frame)?;
-        Ok(&self.frame)
+    /// The next whole frame; an `UnexpectedEof` error when the server
+    /// closed the connection.
+    pub fn recv(&mut self) -> io::Result<Bytes> {
+        let mut chunk = [0u8; 16 << 10];
+        loop {
+            if let Some(f) = next_frame(&mut self.codec, &mut self.buf)? {
+                return Ok(f);
+            }
+            let n = io::Read::read(&mut self.stream, &mut chunk)?;
+            if n == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
     }
 }
 
@@ -187,8 +196,8 @@ mod tests {
             io::Write::write_all(&mut s, &bytes).expect("write");
         });
         let mut c = BlockingAgentClient::connect(addr, Duration::from_secs(5)).expect("connect");
-        assert_eq!(c.recv().expect("a"), b"(a)");
-        assert_eq!(c.recv().expect("bc"), b"(bc)");
+        assert_eq!(&c.recv().expect("a")[..], b"(a)");
+        assert_eq!(&c.recv().expect("bc")[..], b"(bc)");
         server.join().expect("server");
         let end = c.recv().expect_err("closed");
         assert_eq!(end.kind(), io::ErrorKind::UnexpectedEof);

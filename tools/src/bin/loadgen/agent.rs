@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
+use bytes::Bytes;
 use rcss3d::net::client::{frame, BlockingAgentClient};
 
 use crate::sample::{sample_proc, self_cpu_ticks, ProcSample};
@@ -92,7 +92,7 @@ pub(crate) fn joint_messages(
 pub(crate) struct Wire(BlockingAgentClient);
 
 impl Wire {
-    pub(crate) fn read_frame(&mut self) -> Result<&[u8]> {
+    pub(crate) fn read_frame(&mut self) -> Result<Bytes> {
         self.0.recv().context("reading a frame")
     }
 
@@ -187,7 +187,7 @@ pub(crate) fn agent_body(
     loop {
         let frame = wire.read_frame()?;
         res.frames += 1;
-        if let Some(side) = announced_side(frame) {
+        if let Some(side) = announced_side(&frame) {
             res.side = Some(side.to_owned());
             break;
         }
@@ -226,7 +226,7 @@ pub(crate) fn agent_body(
         if phase == PHASE_STOP {
             break;
         }
-        let t = sim_time(frame);
+        let t = sim_time(&frame);
         if phase == PHASE_MEASURE {
             res.window_frames += 1;
             if let Some(prev) = last_at {

@@ -8,8 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anyhow::Context;
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 
 use crate::agent::{run_agent, AgentResult, AgentSpec, Shared, PHASE_STOP, PHASE_WARMUP};
 use crate::report::{print_run, summarise_stages};

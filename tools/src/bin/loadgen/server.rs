@@ -1,9 +1,7 @@
 //! The spawned server: build it if needed, start it on free ports,
 //! collect its stage-timing lines, stop it.
 
-use std::io::BufRead as _;
-use std::io::BufReader;
-use std::io::Write as _;
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -11,8 +9,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 
 use crate::agent::PHASE_MEASURE;
 use crate::Cli;

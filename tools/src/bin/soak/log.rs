@@ -2,8 +2,7 @@
 
 use std::path::Path;
 
-use anyhow::Context;
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::wire::balanced;
 

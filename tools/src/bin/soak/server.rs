@@ -8,8 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use tokio::io::AsyncBufReadExt;
 use tokio::io::BufReader;
 
