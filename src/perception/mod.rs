@@ -4,7 +4,7 @@
 //! does I/O. One file per perceptor, in frame order: [`time`],
 //! [`game_state`] (`GS`), [`hear`], [`gyro`] (`GYR`), [`accelerometer`]
 //! (`ACC`), [`hinge_joint`] (`HJ`), [`vision`] (`See`), [`foot_force`]
-//! (`FRP`); [`format`] prints their numbers.
+//! (`FRP`); [`format`](mod@format) prints their numbers.
 
 pub mod accelerometer;
 pub mod foot_force;
