@@ -52,8 +52,9 @@ pub(super) struct Agent {
     pub(super) synced: bool,
     /// Any message received since the last prepare phase (grace period).
     pub(super) got_message: bool,
-    /// The agent has answered a frame with `(syn)`: its grace period is
-    /// over, every later frame waits for its answer.
+    /// The agent has answered a frame with `(syn)`, or sent one with its
+    /// `scene`: its grace period is over, every later frame waits for its
+    /// answer.
     pub(super) in_lockstep: bool,
     /// `frames_sent` when the agent joined its team (the next frame is the
     /// first whose GS names its number).

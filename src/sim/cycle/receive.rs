@@ -67,10 +67,15 @@ impl Simulation {
                         agent.pending_scene = Some(scene);
                     }
                 }
-                // Every other command needs a robot. A `(syn)` sent with
-                // `scene` (RoboNewbie does) is dropped quietly.
+                // Every other command needs a robot. A `(syn)` sent with `scene` (RoboNewbie and replay tools
+                // do) counts for no frame, but says the agent runs in
+                // lockstep: its first frame is waited for.
                 Command::Syn if agent.robot.is_none() => {
-                    debug!(conn, "(syn) before the robot exists dropped");
+                    debug!(
+                        conn,
+                        "(syn) before the robot exists: lockstep from the first frame"
+                    );
+                    agent.in_lockstep = true;
                 }
                 _ if agent.robot.is_none() => {
                     bad_input(
