@@ -104,9 +104,18 @@ pub struct PhysicsConfig {
     pub contact_natural_frequency: f32,
     /// Contact spring damping ratio (rapier). Default 5.
     pub contact_damping_ratio: f32,
-    /// Penetration allowed before correction, m (the reference's surface
-    /// layer). Default 0.001.
+    /// Rapier's linear slop, m: the standoff of its continuous collision
+    /// detection. (Rapier corrects contact penetration all the way to
+    /// zero; the reference keeps a 1 mm surface layer.) Default 0.001.
     pub allowed_linear_error: f32,
+    /// Distance within which rapier already hands the solver contact
+    /// points that do not touch yet (speculative contacts), m. Default
+    /// 0.002.
+    pub prediction_distance: f32,
+    /// Solve contact friction in the biased (position-correcting) solver
+    /// pass too, not only in the relaxation pass. Default true: friction
+    /// then holds a foot during the pass that corrects its penetration.
+    pub friction_in_bias_pass: bool,
     /// Maximum speed at which penetrations are corrected, m/s (rapier's
     /// default; the reference has no cap). Default 10.
     pub max_corrective_velocity: f32,
@@ -152,6 +161,8 @@ impl Default for PhysicsConfig {
             contact_natural_frequency: 30.0,
             contact_damping_ratio: 5.0,
             allowed_linear_error: 0.001,
+            prediction_distance: 0.002,
+            friction_in_bias_pass: true,
             max_corrective_velocity: 10.0,
             allow_sleep: false,
             min_part_inertia: 0.0,

@@ -6,9 +6,13 @@
 
 use std::collections::BTreeSet;
 
-use nalgebra::Vector3;
-use rapier3d::prelude::*;
+use nalgebra::{Point3, Vector3};
+use rapier3d::prelude::{
+    ColliderHandle, ContactModificationContext, PairFilterContext, PhysicsHooks, SolverFlags,
+    NEW_CONTACT_BIT,
+};
 
+use super::convert::{from_pose, from_vec};
 use super::{
     robot_pair, tag_kind, tag_robot, RobotHandle, World, KIND_BALL, KIND_GROUND, KIND_PART,
 };
@@ -39,19 +43,18 @@ impl PhysicsHooks for ContactRules<'_> {
             (a, b),
             (Some(KIND_PART), Some(KIND_BALL)) | (Some(KIND_BALL), Some(KIND_PART))
         );
+        let robot_ground = matches!(
+            (a, b),
+            (Some(KIND_PART), Some(KIND_GROUND)) | (Some(KIND_GROUND), Some(KIND_PART))
+        );
+        // Friction and restitution are per manifold in rapier.
+        let Some(m) = ctx.rigid_mut() else {
+            return;
+        };
         if robot_ball {
-            for c in ctx.solver_contacts.iter_mut() {
-                c.restitution = self.robot_ball_restitution;
-            }
-        } else if self.ground_slip
-            && matches!(
-                (a, b),
-                (Some(KIND_PART), Some(KIND_GROUND)) | (Some(KIND_GROUND), Some(KIND_PART))
-            )
-        {
-            for c in ctx.solver_contacts.iter_mut() {
-                c.friction = 0.0;
-            }
+            *m.restitution = self.robot_ball_restitution;
+        } else if self.ground_slip && robot_ground {
+            *m.friction = 0.0;
         }
     }
 
@@ -68,7 +71,7 @@ impl PhysicsHooks for ContactRules<'_> {
                 return None;
             }
         }
-        Some(SolverFlags::COMPUTE_IMPULSES)
+        Some(SolverFlags::COMPUTE_RIGID_IMPULSES)
     }
 }
 
@@ -81,9 +84,8 @@ impl World {
     /// Accumulates foot forces, ball touches and robot pairs after one
     /// rapier step.
     pub(super) fn collect_contacts(&mut self) {
-        let substep_count = self.params.num_solver_iterations.max(1) as f32;
         for pair in self.narrow_phase.contact_pairs_with(self.ball_collider) {
-            if !pair.has_any_active_contact {
+            if !pair.has_any_active_contact() {
                 continue;
             }
             let other = if pair.collider1 == self.ball_collider {
@@ -96,7 +98,7 @@ impl World {
             }
         }
         for pair in self.narrow_phase.contact_pairs() {
-            if !pair.has_any_active_contact {
+            if !pair.has_any_active_contact() {
                 continue;
             }
             if let (Some(a), Some(b)) =
@@ -115,10 +117,10 @@ impl World {
                 let Some(foot) = self.bodies.get(r.bodies[s.part]) else {
                     continue;
                 };
-                let foot_pose = *foot.position();
+                let foot_pose = from_pose(foot.position());
                 let acc = &mut r.foot_accum[si];
                 for pair in self.narrow_phase.contact_pairs_with(ch) {
-                    if !pair.has_any_active_contact {
+                    if !pair.has_any_active_contact() {
                         continue;
                     }
                     let foot_is_1 = pair.collider1 == ch;
@@ -126,29 +128,29 @@ impl World {
                     let Some(foot_collider) = self.colliders.get(ch) else {
                         continue;
                     };
-                    let fc_pose = *foot_collider.position();
-                    for m in &pair.manifolds {
+                    let fc_pose = from_pose(foot_collider.position());
+                    for m in pair.solver_manifolds() {
                         if m.data.solver_contacts.is_empty() {
                             continue;
                         }
                         acc.touched = true;
-                        let n = if foot_is_1 {
-                            -m.data.normal
-                        } else {
-                            m.data.normal
-                        };
-                        for pt in &m.points {
-                            // The point's impulse over the step: rapier
-                            // keeps the last solver sub-iteration's impulse
-                            // as the next warm start (its reported total
-                            // also counts the previous warm start once).
-                            let imp = pt.data.warmstart_impulse * substep_count;
+                        let normal = from_vec(m.data.normal);
+                        let n = if foot_is_1 { -normal } else { normal };
+                        // The points the solver saw (rapier keeps at most
+                        // four of a manifold's points for it).
+                        let solved = m.data.solver_contacts.iter().filter_map(|c| {
+                            m.points.get((c.contact_id[0] & !NEW_CONTACT_BIT) as usize)
+                        });
+                        for pt in solved {
+                            // The point's normal impulse over the whole
+                            // step (every solver iteration's).
+                            let imp = pt.data.impulse;
                             if imp <= 0.0 {
                                 continue;
                             }
                             let f_world = n * imp;
-                            let p_world =
-                                fc_pose * if foot_is_1 { pt.local_p1 } else { pt.local_p2 };
+                            let local = from_vec(if foot_is_1 { pt.local_p1 } else { pt.local_p2 });
+                            let p_world = fc_pose * Point3::from(local);
                             let p_local = foot_pose.inverse_transform_point(&p_world);
                             acc.force += foot_pose.rotation.inverse_transform_vector(&f_world);
                             acc.weighted_point += p_local.coords * imp;

@@ -4,7 +4,7 @@
 //! described.
 
 use nalgebra::{Isometry3, Vector3};
-use rapier3d::prelude::*;
+use rapier3d::prelude::SharedShape;
 
 use crate::rules::RulesConfig;
 use crate::sim::model::{collider_shape, collider_surface, ShapeDesc};

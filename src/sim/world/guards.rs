@@ -6,6 +6,7 @@
 
 use nalgebra::Vector3;
 
+use super::convert::{from_vec, to_vec};
 use super::{JointRef, RobotHandle, World};
 
 /// Distance from the field centre beyond which a body is taken to have run
@@ -29,7 +30,7 @@ impl World {
             let broken = r.bodies.iter().any(|b| {
                 self.bodies
                     .get(*b)
-                    .is_some_and(|rb| insane(rb.translation()))
+                    .is_some_and(|rb| insane(&from_vec(rb.translation())))
             });
             if broken {
                 bad.push((*h, r.last_sane));
@@ -44,7 +45,7 @@ impl World {
             .robots
             .iter()
             .filter_map(|(h, r)| {
-                let t = *self.bodies.get(r.bodies[r.model.torso])?.translation();
+                let t = from_vec(self.bodies.get(r.bodies[r.model.torso])?.translation());
                 (!insane(&t)).then_some((*h, t))
             })
             .collect();
@@ -97,11 +98,11 @@ impl World {
             if !b.is_dynamic() {
                 continue;
             }
-            let v = *b.linvel();
-            let w = *b.angvel();
-            let fix = |x: nalgebra::Vector3<f32>, max: f32| {
+            let v = from_vec(b.linvel());
+            let w = from_vec(b.angvel());
+            let fix = |x: Vector3<f32>, max: f32| {
                 if !x.iter().all(|c| c.is_finite()) {
-                    Some(nalgebra::Vector3::zeros())
+                    Some(Vector3::zeros())
                 } else if x.norm() > max {
                     Some(x * (max / x.norm()))
                 } else {
@@ -109,10 +110,10 @@ impl World {
                 }
             };
             if let Some(v) = fix(v, MAX_LINEAR) {
-                b.set_linvel(v, false);
+                b.set_linvel(to_vec(&v), false);
             }
             if let Some(w) = fix(w, MAX_ANGULAR) {
-                b.set_angvel(w, false);
+                b.set_angvel(to_vec(&w), false);
             }
         }
     }
@@ -143,7 +144,7 @@ mod tests {
     fn corrupt(w: &mut World, h: super::RobotHandle, to: Vector3<f32>) {
         let body = w.robots[&h].bodies[0];
         if let Some(b) = w.bodies.get_mut(body) {
-            b.set_translation(to, false);
+            b.set_translation(super::to_vec(&to), false);
         }
     }
 

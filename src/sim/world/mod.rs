@@ -33,14 +33,20 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use nalgebra::{Isometry3, Point3, Vector3};
-use rapier3d::prelude::*;
+use nalgebra::{Isometry3, Vector3};
+use rapier3d::prelude::{
+    ActiveHooks, CCDSolver, CoefficientCombineRule, ColliderBuilder, ColliderHandle, ColliderSet,
+    DefaultBroadPhase, ImpulseJointHandle, ImpulseJointSet, IntegrationParameters, IslandManager,
+    MassProperties, MultibodyJointHandle, MultibodyJointSet, NarrowPhase, PhysicsPipeline,
+    RigidBodyBuilder, RigidBodyHandle, RigidBodySet, SharedShape, SoftBodySet, SpringCoefficients,
+};
 
 use crate::sim::model::RobotModel;
 use crate::sim::scene::{SceneError, SceneLibrary};
 
 mod config;
 mod contacts;
+mod convert;
 mod field;
 mod guards;
 mod motors;
@@ -51,6 +57,7 @@ mod slip;
 
 pub use config::{JointKind, PhysicsConfig};
 use contacts::ContactRules;
+use convert::{from_pose, from_rot, from_vec, to_pose, to_vec};
 pub use field::FieldSize;
 use field::{read_field, shape_of, BallDesc};
 
@@ -128,6 +135,8 @@ pub struct World {
     colliders: ColliderSet,
     impulse_joints: ImpulseJointSet,
     multibody_joints: MultibodyJointSet,
+    /// Always empty: rapier's step takes the set of soft bodies.
+    soft_bodies: SoftBodySet,
     ccd: CCDSolver,
     ball_body: RigidBodyHandle,
     ball_collider: ColliderHandle,
@@ -179,20 +188,30 @@ impl World {
         params.dt = cfg.cycle_dt / substeps as f32;
         params.num_solver_iterations = cfg.solver_iterations.max(1);
         params.num_internal_pgs_iterations = cfg.internal_pgs_iterations.max(1);
-        params.contact_natural_frequency = cfg.contact_natural_frequency;
-        params.contact_damping_ratio = cfg.contact_damping_ratio;
+        // One contact softness for every contact (rapier's default makes
+        // contacts with fixed bodies twice as stiff).
+        params.contact_softness =
+            SpringCoefficients::new(cfg.contact_natural_frequency, cfg.contact_damping_ratio);
+        params.static_contact_softness = params.contact_softness;
         params.normalized_allowed_linear_error = cfg.allowed_linear_error;
         params.num_internal_stabilization_iterations = cfg.stabilization_iterations;
         params.normalized_max_corrective_velocity = cfg.max_corrective_velocity;
         params.warmstart_coefficient = cfg.warmstart_coefficient;
+        params.normalized_prediction_distance = cfg.prediction_distance;
+        // Every dynamic collider here has contact hooks, which rapier never
+        // recycles, and no shape is composite (nothing to cluster): the
+        // contacts read back are the narrow phase's manifolds.
+        params.contact_recycling = false;
+        params.contact_clustering = false;
+        params.friction_in_bias_pass = cfg.friction_in_bias_pass;
 
         let mut bodies = RigidBodySet::new();
         let mut colliders = ColliderSet::new();
         if let Some((n, d)) = field.ground {
-            let normal = nalgebra::Unit::new_normalize(n);
+            let normal = n.normalize();
             colliders.insert(
-                ColliderBuilder::halfspace(normal)
-                    .translation(n * d)
+                ColliderBuilder::new(SharedShape::halfspace(to_vec(&normal)))
+                    .translation(to_vec(&(n * d)))
                     .friction(cfg.robot_friction)
                     .restitution(cfg.ball_restitution)
                     .restitution_combine_rule(CoefficientCombineRule::Min)
@@ -203,7 +222,7 @@ impl World {
         for (pose, shape, sensor) in &field.statics {
             colliders.insert(
                 ColliderBuilder::new(shape_of(*shape))
-                    .position(*pose)
+                    .position(to_pose(pose))
                     .sensor(*sensor)
                     .restitution(cfg.static_restitution)
                     .restitution_combine_rule(CoefficientCombineRule::Min)
@@ -219,11 +238,11 @@ impl World {
         let inertia = 0.4 * ball.mass * ball.radius * ball.radius;
         let ball_body = bodies.insert(
             RigidBodyBuilder::dynamic()
-                .translation(ball.pos)
+                .translation(to_vec(&ball.pos))
                 .additional_mass_properties(MassProperties::new(
-                    Point3::origin(),
+                    to_vec(&Vector3::zeros()),
                     ball.mass,
-                    Vector3::repeat(inertia),
+                    to_vec(&Vector3::repeat(inertia)),
                 ))
                 .linear_damping(cfg.ball_linear_drag / ball.mass)
                 .angular_damping(cfg.ball_angular_drag / inertia)
@@ -249,6 +268,7 @@ impl World {
             params,
             gravity: Vector3::new(0.0, 0.0, -cfg.gravity),
             pipeline: PhysicsPipeline::new(),
+            soft_bodies: SoftBodySet::new(),
             islands: IslandManager::new(),
             broad_phase: DefaultBroadPhase::new(),
             narrow_phase: NarrowPhase::new(),
@@ -299,7 +319,7 @@ impl World {
                 ghosts: &self.ghosts,
             };
             self.pipeline.step(
-                &self.gravity,
+                to_vec(&self.gravity),
                 &self.params,
                 &mut self.islands,
                 &mut self.broad_phase,
@@ -308,6 +328,7 @@ impl World {
                 &mut self.colliders,
                 &mut self.impulse_joints,
                 &mut self.multibody_joints,
+                &mut self.soft_bodies,
                 &mut self.ccd,
                 &hooks,
                 &(),
@@ -360,7 +381,7 @@ impl World {
         self.robot(h)
             .and_then(|r| r.bodies.get(part))
             .and_then(|b| self.bodies.get(*b))
-            .map(|b| *b.position())
+            .map(|b| from_pose(b.position()))
             .unwrap_or_else(Isometry3::identity)
     }
 
@@ -369,7 +390,7 @@ impl World {
         self.robot(h)
             .and_then(|r| r.bodies.get(part))
             .and_then(|b| self.bodies.get(*b))
-            .map(|b| *b.linvel())
+            .map(|b| from_vec(b.linvel()))
             .unwrap_or_else(Vector3::zeros)
     }
 
@@ -385,7 +406,7 @@ impl World {
     pub fn torso_angvel_local(&self, h: RobotHandle) -> Vector3<f32> {
         self.robot(h)
             .and_then(|r| self.bodies.get(r.bodies[r.model.torso]))
-            .map(|b| b.rotation().inverse_transform_vector(b.angvel()))
+            .map(|b| from_rot(b.rotation()).inverse_transform_vector(&from_vec(b.angvel())))
             .unwrap_or_else(Vector3::zeros)
     }
 
@@ -398,7 +419,7 @@ impl World {
     pub fn ball_pose(&self) -> Isometry3<f32> {
         self.bodies
             .get(self.ball_body)
-            .map(|b| *b.position())
+            .map(|b| from_pose(b.position()))
             .unwrap_or_else(Isometry3::identity)
     }
 
@@ -406,7 +427,7 @@ impl World {
     pub fn ball_velocity(&self) -> Vector3<f32> {
         self.bodies
             .get(self.ball_body)
-            .map(|b| *b.linvel())
+            .map(|b| from_vec(b.linvel()))
             .unwrap_or_else(Vector3::zeros)
     }
 
@@ -417,7 +438,7 @@ impl World {
             return;
         }
         if let Some(b) = self.bodies.get_mut(self.ball_body) {
-            b.set_translation(p, true);
+            b.set_translation(to_vec(&p), true);
         }
     }
 
@@ -428,8 +449,8 @@ impl World {
             return;
         }
         if let Some(b) = self.bodies.get_mut(self.ball_body) {
-            b.set_linvel(v, true);
-            b.set_angvel(Vector3::zeros(), true);
+            b.set_linvel(to_vec(&v), true);
+            b.set_angvel(to_vec(&Vector3::zeros()), true);
         }
     }
 }

@@ -3,8 +3,9 @@
 //! joint stopped) and the joint angle read from the bodies.
 
 use nalgebra::{UnitQuaternion, Vector3};
-use rapier3d::prelude::*;
+use rapier3d::prelude::JointAxis;
 
+use super::convert::from_rot;
 use super::{JointRef, RobotHandle, World};
 
 /// Signed hinge angle (rad) of `child` relative to `parent` about `axis`
@@ -138,7 +139,11 @@ impl World {
         let j = r.model.joints.get(joint)?;
         let p = self.bodies.get(r.bodies[j.parent])?;
         let c = self.bodies.get(r.bodies[j.child])?;
-        Some(hinge_angle(p.rotation(), c.rotation(), &j.axis))
+        Some(hinge_angle(
+            &from_rot(p.rotation()),
+            &from_rot(c.rotation()),
+            &j.axis,
+        ))
     }
 
     /// Joint angle in degrees (child relative to parent about the axis,

@@ -4,6 +4,7 @@
 
 use nalgebra::Vector3;
 
+use super::convert::to_vec;
 use super::{RobotHandle, World};
 
 impl World {
@@ -21,7 +22,7 @@ impl World {
         };
         if let Some(rb) = self.bodies.get_mut(body) {
             rb.reset_forces(true);
-            rb.add_force(force, true);
+            rb.add_force(to_vec(&force), true);
         }
     }
 }

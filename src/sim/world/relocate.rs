@@ -9,6 +9,7 @@
 
 use nalgebra::{Isometry3, Translation3, Vector3};
 
+use super::convert::{from_pose, to_pose, to_vec};
 use super::{RobotHandle, World};
 
 impl World {
@@ -25,13 +26,13 @@ impl World {
             return;
         };
         let torso_body = r.bodies[r.model.torso];
-        let Some(old_torso) = self.bodies.get(torso_body).map(|b| *b.position()) else {
+        let Some(old_torso) = self.bodies.get(torso_body).map(|b| from_pose(b.position())) else {
             return;
         };
         let delta = torso_pos - old_torso.translation.vector;
         for b in &r.bodies {
             if let Some(rb) = self.bodies.get_mut(*b) {
-                let old = *rb.position();
+                let old = from_pose(rb.position());
                 // The torso gets the exact target: adding a shift to a pose
                 // far away (a robot flung off by the solver) loses precision.
                 let at = if *b == torso_body {
@@ -40,11 +41,11 @@ impl World {
                     old.translation.vector + delta
                 };
                 rb.set_position(
-                    Isometry3::from_parts(Translation3::from(at), old.rotation),
+                    to_pose(&Isometry3::from_parts(Translation3::from(at), old.rotation)),
                     true,
                 );
-                rb.set_linvel(Vector3::zeros(), true);
-                rb.set_angvel(Vector3::zeros(), true);
+                rb.set_linvel(to_vec(&Vector3::zeros()), true);
+                rb.set_angvel(to_vec(&Vector3::zeros()), true);
                 rb.reset_forces(true);
                 rb.reset_torques(true);
             }

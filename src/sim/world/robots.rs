@@ -5,9 +5,13 @@
 
 use std::sync::Arc;
 
-use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
-use rapier3d::prelude::*;
+use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+use rapier3d::prelude::{
+    Aabb, ActiveHooks, BoundingVolume, CoefficientCombineRule, ColliderBuilder, MassProperties,
+    MotorModel, RevoluteJointBuilder, RigidBodyBuilder, Shape,
+};
 
+use super::convert::{from_pose, to_pose, to_vec};
 use super::field::shape_of;
 use super::{
     robot_pair, tag, FootAccum, JointKind, JointRef, Robot, RobotHandle, World, KIND_PART,
@@ -35,7 +39,9 @@ fn parts_overlap(
             if !b1.intersects(b2) {
                 continue;
             }
-            if let Ok(Some(c)) = rapier3d::parry::query::contact(p1, *s1, p2, *s2, 0.0) {
+            if let Ok(Some(c)) =
+                rapier3d::parry::query::contact(&to_pose(p1), *s1, &to_pose(p2), *s2, 0.0)
+            {
                 deepest = Some(deepest.unwrap_or(0.0).max(-c.dist));
             }
         }
@@ -74,11 +80,11 @@ impl World {
             };
             let b = self.bodies.insert(
                 RigidBodyBuilder::dynamic()
-                    .pose(pos)
+                    .pose(to_pose(&pos))
                     .additional_mass_properties(MassProperties::new(
-                        Point3::origin(),
+                        to_vec(&Vector3::zeros()),
                         p.mass,
-                        p.inertia.map(|i| i.max(cfg.min_part_inertia)),
+                        to_vec(&p.inertia.map(|i| i.max(cfg.min_part_inertia))),
                     ))
                     .linear_damping(cfg.part_linear_drag / p.mass)
                     .angular_damping(ang_damp)
@@ -107,9 +113,9 @@ impl World {
         }
         let mut joints = Vec::with_capacity(model.joints.len());
         for j in &model.joints {
-            let joint = RevoluteJointBuilder::new(j.axis)
-                .local_anchor1(Point3::from(j.anchor - model.parts[j.parent].pos))
-                .local_anchor2(Point3::from(j.anchor - model.parts[j.child].pos))
+            let joint = RevoluteJointBuilder::new(to_vec(&j.axis))
+                .local_anchor1(to_vec(&(j.anchor - model.parts[j.parent].pos)))
+                .local_anchor2(to_vec(&(j.anchor - model.parts[j.child].pos)))
                 .limits([j.min_deg.to_radians(), j.max_deg.to_radians()])
                 .motor_model(MotorModel::AccelerationBased)
                 .motor_velocity(0.0, cfg.motor_gain)
@@ -175,6 +181,7 @@ impl World {
                     &mut self.colliders,
                     &mut self.impulse_joints,
                     &mut self.multibody_joints,
+                    &mut self.soft_bodies,
                     true,
                 );
             }
@@ -195,12 +202,12 @@ impl World {
             .filter_map(|(b, c)| {
                 let rb = self.bodies.get(*b)?;
                 let co = self.colliders.get((*c)?)?;
-                let pose = rb.position()
+                let pose = from_pose(rb.position())
                     * co.position_wrt_parent()
-                        .copied()
+                        .map(from_pose)
                         .unwrap_or_else(Isometry3::identity);
                 let shape = co.shape();
-                Some((pose, shape, shape.compute_aabb(&pose)))
+                Some((pose, shape, shape.compute_aabb(&to_pose(&pose))))
             })
             .collect()
     }
@@ -266,7 +273,7 @@ impl World {
         let Some(old_torso) = self
             .bodies
             .get(r.bodies[r.model.torso])
-            .map(|b| *b.position())
+            .map(|b| from_pose(b.position()))
         else {
             return;
         };
@@ -281,11 +288,11 @@ impl World {
                 let p = if *b == torso_body {
                     new_torso
                 } else {
-                    delta * rb.position()
+                    delta * from_pose(rb.position())
                 };
-                rb.set_position(p, true);
-                rb.set_linvel(Vector3::zeros(), true);
-                rb.set_angvel(Vector3::zeros(), true);
+                rb.set_position(to_pose(&p), true);
+                rb.set_linvel(to_vec(&Vector3::zeros()), true);
+                rb.set_angvel(to_vec(&Vector3::zeros()), true);
                 rb.reset_forces(true);
                 rb.reset_torques(true);
             }

@@ -13,8 +13,9 @@
 //! is the plane z = 0: its normal is the joints' z axis.
 
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
-use rapier3d::prelude::*;
+use rapier3d::prelude::{GenericJoint, JointAxesMask, JointAxis, MotorModel};
 
+use super::convert::{from_pose, from_vec, to_pose};
 use super::{tag_kind, World, KIND_GROUND};
 
 impl World {
@@ -32,10 +33,11 @@ impl World {
                 let mut points: Vec<Vector3<f32>> = Vec::new();
                 if let Some(Some(ch)) = r.colliders.get(part).copied() {
                     for pair in self.narrow_phase.contact_pairs_with(ch) {
-                        if !pair.has_any_active_contact {
+                        if !pair.has_any_active_contact() {
                             continue;
                         }
-                        let other = if pair.collider1 == ch {
+                        let ground_is_2 = pair.collider1 == ch;
+                        let other = if ground_is_2 {
                             pair.collider2
                         } else {
                             pair.collider1
@@ -49,14 +51,18 @@ impl World {
                         }
                         // Touching points only: rapier also hands the
                         // solver points within its prediction distance,
-                        // where the reference has no contact yet.
-                        for m in &pair.manifolds {
+                        // where the reference has no contact yet. The
+                        // ground has no body: its side of a solver contact
+                        // is the world point where the part touched it.
+                        for m in pair.solver_manifolds() {
                             points.extend(
                                 m.data
                                     .solver_contacts
                                     .iter()
                                     .filter(|c| c.dist <= 0.0)
-                                    .map(|c| c.point.coords),
+                                    .map(|c| {
+                                        from_vec(if ground_is_2 { c.anchor2 } else { c.anchor1 })
+                                    }),
                             );
                         }
                     }
@@ -81,11 +87,11 @@ impl World {
                     .sum();
                 let frame1 =
                     Isometry3::from_parts(Translation3::from(centre), UnitQuaternion::identity());
-                let frame2 = body.position().inverse() * frame1;
+                let frame2 = from_pose(body.position()).inverse() * frame1;
                 let mut joint = GenericJoint::new(JointAxesMask::empty());
                 joint
-                    .set_local_frame1(frame1)
-                    .set_local_frame2(frame2)
+                    .set_local_frame1(to_pose(&frame1))
+                    .set_local_frame2(to_pose(&frame2))
                     .set_contacts_enabled(true);
                 for (axis, damping) in [
                     (JointAxis::LinX, per_point * n),

@@ -1,0 +1,80 @@
+//! Times `World::step` (one 20 ms cycle) with 22 standing robots of the
+//! five types in turn and the ball: wall-clock and process CPU per cycle,
+//! after one second of settling.
+//!
+//! ```text
+//! cargo run --release --example step_timing -- [CYCLES] [ROBOTS]
+//! ```
+//!
+//! Defaults: 500 cycles, 22 robots. Prints one line per run; a quick A/B
+//! tool next to the `cycle_step` criterion bench.
+
+use std::time::Instant;
+
+use nalgebra::Vector3;
+use rcss3d::sim::model::ModelLibrary;
+use rcss3d::sim::world::{PhysicsConfig, World};
+
+/// Cycles simulated before timing (the beam drop settles).
+const SETTLE_CYCLES: usize = 50;
+
+/// Process CPU time (user + system) in seconds, from getrusage.
+fn cpu_seconds() -> f64 {
+    let mut u = std::mem::MaybeUninit::<libc::rusage>::uninit();
+    // SAFETY: getrusage fills the struct it is given.
+    let r = unsafe { libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr()) };
+    if r != 0 {
+        return 0.0;
+    }
+    // SAFETY: initialised by the successful call above.
+    let u = unsafe { u.assume_init() };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let cycles: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(500);
+    let robots: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(22);
+    let lib = match ModelLibrary::load(ModelLibrary::default_dir()) {
+        Ok(l) => l,
+        Err(e) => panic!("models: {e}"),
+    };
+    let mut w = match World::new(&PhysicsConfig::default()) {
+        Ok(w) => w,
+        Err(e) => panic!("world: {e}"),
+    };
+    for i in 0..robots {
+        let t = (i % 5).to_string();
+        let m = match lib.resolve("rsg/agent/nao/nao_hetero.rsg", &[t]) {
+            Ok(m) => m,
+            Err(e) => panic!("model: {e}"),
+        };
+        let x = -12.0 + (i % 11) as f32 * 2.4;
+        let y = if i % 22 < 11 { -3.0 } else { 3.0 } + (i / 22) as f32 * 1.5;
+        let heading = if i % 22 < 11 { 0.0 } else { 180.0 };
+        w.add_robot(m, Vector3::new(x, y, 0.4), heading);
+    }
+    for _ in 0..SETTLE_CYCLES {
+        w.step();
+    }
+    let (t0, c0) = (Instant::now(), cpu_seconds());
+    for _ in 0..cycles {
+        w.step();
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - c0;
+    let upright = w
+        .robots()
+        .iter()
+        .filter(|h| {
+            let torso = w.robot_model(**h).torso;
+            w.part_pose(**h, torso).translation.vector.z > 0.25
+        })
+        .count();
+    println!(
+        "{robots} robots, {cycles} cycles: {:.3} ms wall / cycle, {:.3} ms CPU / cycle, {upright}/{robots} torsos above 0.25 m",
+        wall * 1e3 / cycles as f64,
+        cpu * 1e3 / cycles as f64,
+    );
+}
