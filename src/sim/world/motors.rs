@@ -77,10 +77,15 @@ impl World {
         let step_dt = self.params.dt;
         let erp = self.cfg.motor_anchor_erp.clamp(0.0, 1.0);
         let gain = self.cfg.motor_gain;
-        // erp_inv_dt = K / (dt K + D)  =>  D = K dt (1/erp - 1).
+        // Rapier's acceleration-based motor with stiffness K and damping D
+        // corrects erp = dt K / (dt K + D) of the angle error per step and
+        // is soft by cfm = 1 / (dt² K + dt D) of the joint's effective
+        // mass. The moving motor (K = 0, D = gain) has cfm = 1 / (dt gain);
+        // the brake takes D = K dt (1/erp - 1) for the anchoring and
+        // K = gain erp / dt, so it is exactly as soft as the moving motor.
         let (stiffness, damping) = if erp > 0.0 {
-            let k = 1.0e6;
-            (k, k * step_dt * (1.0 / erp - 1.0) + gain)
+            let k = gain * erp / step_dt;
+            (k, k * step_dt * (1.0 / erp - 1.0))
         } else {
             (0.0, gain)
         };

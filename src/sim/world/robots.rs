@@ -141,6 +141,20 @@ impl World {
                 )),
             }
         }
+        if cfg.joint_armature > 0.0 {
+            for j in &joints {
+                let JointRef::Multibody(mh) = j else {
+                    continue;
+                };
+                if let Some((mb, link)) = self.multibody_joints.get_mut(*mh) {
+                    if let Some(dof) = mb.link(link).map(|l| l.assembly_id()) {
+                        if let Some(a) = mb.armature_mut().get_mut(dof) {
+                            *a = cfg.joint_armature;
+                        }
+                    }
+                }
+            }
+        }
         let n_feet = model.foot_sensors.len();
         let n_joints = model.joints.len();
         let n_parts = model.parts.len();
