@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
+use rcss3d::net::client::frame;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
@@ -211,7 +213,7 @@ impl StallProbe {
 fn flooders(
     port: u16,
     count: usize,
-    payload: Arc<Vec<u8>>,
+    payload: Bytes,
     until: Instant,
 ) -> Vec<tokio::task::JoinHandle<usize>> {
     (0..count)
@@ -259,11 +261,6 @@ fn scene_churn(port: u16, count: usize, until: Instant) -> Vec<tokio::task::Join
         .collect()
 }
 
-/// One frame: 4-byte big-endian length, then the payload.
-fn frame(payload: &[u8]) -> Vec<u8> {
-    rcss3d::net::client::frame(payload).to_vec()
-}
-
 /// `(x)` repeated to `len` bytes.
 fn xs(len: usize) -> Vec<u8> {
     b"(x)".iter().copied().cycle().take(len / 3 * 3).collect()
@@ -289,7 +286,7 @@ async fn an_agent_port_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
     tasks.extend(flooders(
         server.agent_port,
         4,
-        Arc::new(frame(&xs((1 << 20) - 16)).repeat(10)),
+        Bytes::from(frame(&xs((1 << 20) - 16)).repeat(10)),
         until,
     ));
     // Two at the default frame limit (16 KiB) but far over the element
@@ -297,13 +294,13 @@ async fn an_agent_port_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
     tasks.extend(flooders(
         server.agent_port,
         2,
-        Arc::new(frame(&xs(16 * 1024 - 4))),
+        frame(&xs(16 * 1024 - 4)),
         until,
     ));
     tasks.extend(flooders(
         server.agent_port,
         2,
-        Arc::new(frame(&xs(900)).repeat(64)),
+        Bytes::from(frame(&xs(900)).repeat(64)),
         until,
     ));
     // Two that have a robot built and leave at once, over and over.
