@@ -1,8 +1,11 @@
 //! Guards against solver failures, the one place that protects the match
-//! from them: speeds capped before every sub-step, and after it every
-//! robot or ball with a non-finite position or flung off the field put
-//! back (a robot rebuilt standing where its torso was last seen sane), so
-//! one bad robot never poisons the rest of the match.
+//! from them: speeds capped before every sub-step, and before and after it
+//! every robot or ball with a non-finite position, flung off the field or
+//! disabled by rapier's own non-finite quarantine put back (a robot
+//! rebuilt standing where its torso was last seen sane), so one bad robot
+//! never poisons the rest of the match. Rapier must never step a robot
+//! with a quarantined (disabled) link: its multibody solver then indexes
+//! past the robot's degrees of freedom and panics.
 
 use nalgebra::Vector3;
 
@@ -15,9 +18,10 @@ const RUNAWAY_DISTANCE: f32 = 60.0;
 
 impl World {
     /// Puts back any robot (or the ball) that the solver flung off the
-    /// field or into non-finite coordinates: the robot is placed upright at
-    /// its last sane torso position with zero velocity, the ball at the
-    /// centre spot. Logged, since it means the contact solver failed.
+    /// field or into non-finite coordinates, or that rapier disabled for
+    /// non-finite state: the robot is rebuilt upright at its last sane
+    /// torso position with zero velocity, the ball put on the centre spot.
+    /// Logged, since it means the contact solver failed.
     pub(super) fn recover_runaways(&mut self) {
         let insane = |t: &Vector3<f32>| {
             !t.iter().all(|x| x.is_finite())
@@ -30,7 +34,7 @@ impl World {
             let broken = r.bodies.iter().any(|b| {
                 self.bodies
                     .get(*b)
-                    .is_some_and(|rb| insane(&from_vec(rb.translation())))
+                    .is_some_and(|rb| !rb.is_enabled() || insane(&from_vec(rb.translation())))
             });
             if broken {
                 bad.push((*h, r.last_sane));
@@ -54,7 +58,14 @@ impl World {
                 r.last_sane = t;
             }
         }
-        if insane(&self.ball_position()) {
+        let ball_disabled = self
+            .bodies
+            .get(self.ball_body)
+            .is_some_and(|b| !b.is_enabled());
+        if ball_disabled || insane(&self.ball_position()) {
+            if let Some(b) = self.bodies.get_mut(self.ball_body) {
+                b.set_enabled(true);
+            }
             tracing::warn!("ball flung away by the solver; put back on the centre spot");
             let r = self
                 .colliders
@@ -159,6 +170,25 @@ mod tests {
         assert!((t.x - 1.0).abs() < 0.2 && (t.y - 2.0).abs() < 0.2, "{t}");
         w.step();
         assert!(!w.was_recovered(h), "reported for one step only");
+    }
+
+    #[test]
+    fn a_robot_with_a_disabled_link_is_rebuilt_where_it_stood() {
+        // What rapier's quarantine does to a body whose state went
+        // non-finite during a step.
+        let (mut w, h) = world_with_one_robot();
+        let body = w.robots[&h].bodies[3];
+        if let Some(b) = w.bodies.get_mut(body) {
+            b.set_enabled(false);
+        }
+        w.step();
+        assert!(w.was_recovered(h));
+        let t = torso(&w, h);
+        assert!((t.x - 1.0).abs() < 0.2 && (t.y - 2.0).abs() < 0.2, "{t}");
+        for _ in 0..5 {
+            w.step();
+        }
+        assert!(!w.was_recovered(h));
     }
 
     #[test]

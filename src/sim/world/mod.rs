@@ -310,6 +310,8 @@ impl World {
         self.robot_pairs.clear();
         self.recovered.clear();
         for _ in 0..self.cfg.substeps.max(1) {
+            // Bodies moved by hand since the last step get the same guard.
+            self.recover_runaways();
             self.update_motors();
             self.update_slip_joints();
             self.limit_velocities();
