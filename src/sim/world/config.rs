@@ -120,13 +120,13 @@ pub struct PhysicsConfig {
     /// default): with it, a ball rolling at 2 m/s keeps 11 % too much
     /// speed at 1 s against the reference roll trace (within 4 % without).
     pub friction_in_bias_pass: bool,
-    /// Maximum speed at which penetrations are corrected, m/s (rapier's
-    /// default; the reference has no cap). Default 10.
+    /// Maximum speed at which penetrations are corrected, m/s (the
+    /// reference has no cap; rapier's own default is 3). Default 10.
     pub max_corrective_velocity: f32,
     /// Let bodies sleep when idle. Default false.
     pub allow_sleep: bool,
-    /// Rapier stabilization (position-correction) iterations per solver
-    /// iteration. Default 2 (rapier's default).
+    /// Rapier stabilization (relaxation, without position correction)
+    /// iterations per solver iteration. Default 2 (rapier's own: 1).
     pub stabilization_iterations: usize,
     /// Rapier warm-start coefficient (0 = off, 1 = full). Default 1.
     pub warmstart_coefficient: f32,
