@@ -91,8 +91,10 @@ async fn malformed_sexpression_is_logged_and_the_client_keeps_playing() {
     let (server, mut w, mut b) = joined_pair("BadSexp").await;
     let f = both_cycle(&mut w, &mut b, "(he1 1.0))(he2 (((").await;
     assert!(f.starts_with("(time"));
-    b.send_raw(&[0, 0, 0, 5]).await;
-    b.send_raw(b"(syn)").await;
+    // One frame in two writes: the length prefix, then the payload.
+    let syn = frame(b"(syn)");
+    b.send_raw(&syn[..4]).await;
+    b.send_raw(&syn[4..]).await;
     w.send("(syn)").await;
     w.recv().await;
     b.recv().await;
@@ -131,6 +133,8 @@ async fn unknown_effector_is_logged_with_team_and_unum() {
 async fn two_gib_length_prefix_closes_only_that_connection() {
     let (server, mut w) = setup("Huge").await;
     let mut bad = server.agent().await;
+    // Written by hand: the prefix lies (2 GiB announced, over any limit),
+    // which the client's encoder cannot produce.
     bad.send_raw(&[0x80, 0, 0, 0, b'(', b's']).await;
     assert!(
         bad.closed_within(Duration::from_secs(5)).await,
@@ -144,7 +148,7 @@ async fn two_gib_length_prefix_closes_only_that_connection() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn zero_length_frame_is_harmless() {
     let (server, mut w, mut b) = joined_pair("Zero").await;
-    b.send_raw(&[0, 0, 0, 0]).await;
+    b.send_raw(&frame(b"")).await;
     let f = both_cycle(&mut w, &mut b, "(syn)").await;
     assert!(f.starts_with("(time"));
     pair_cycles(&mut w, &mut b, 3).await;
@@ -154,6 +158,8 @@ async fn zero_length_frame_is_harmless() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn half_a_frame_then_vanish() {
     let (server, mut w, mut b) = joined_pair("Half").await;
+    // Written by hand: a prefix announcing 50 bytes, then only 3 of them
+    // (a frame that never completes).
     b.send_raw(&[0, 0, 0, 50, b'(', b's', b'y']).await;
     drop(b);
     assert!(wait_for_log("agent left").await);

@@ -2,96 +2,47 @@
 //! its flags, and the `ctl`, `watch` and `check-log` subcommands against a
 //! real running server (separate processes, loopback TCP).
 
+mod util;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use rcss3d::monitor::client::MonitorClient;
 use rcss3d::rules::PlayMode;
+use util::process::{free_port, ServerProcess, BIN};
+use util::Scratch;
 
-const BIN: &str = env!("CARGO_BIN_EXE_rcss3d");
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("free port")
-}
-
-/// A scratch directory for one test, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("rcss3d-cli-{}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The server binary in real-time mode on free loopback ports, its stderr
-/// written to a file. Killed if a test ends without stopping it.
+/// The server binary in real-time mode, its stderr written to a file.
 struct Server {
-    child: Child,
+    process: ServerProcess,
     monitor: String,
     stderr: PathBuf,
 }
 
 impl Server {
     fn start(dir: &Path, extra: &[&str]) -> Server {
-        let agent_port = free_port();
-        let monitor_port = free_port();
         let stderr = dir.join("server.stderr");
-        let child = Command::new(BIN)
-            .args(["--bind", "127.0.0.1", "--seed", "5"])
-            .args(["--agent-port", &agent_port.to_string()])
-            .args(["--monitor-port", &monitor_port.to_string()])
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&stderr).expect("stderr file"))
-            .spawn()
-            .expect("server binary starts");
-        let monitor = format!("127.0.0.1:{monitor_port}");
-        let start = Instant::now();
-        while std::net::TcpStream::connect(&monitor).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "server did not come up"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let file = std::fs::File::create(&stderr).expect("stderr file");
+        let process = ServerProcess::start(|c| {
+            c.args(["--seed", "5"])
+                .args(extra)
+                .stdout(Stdio::null())
+                .stderr(file);
+        });
         Server {
-            child,
-            monitor,
+            monitor: process.monitor_addr(),
+            process,
             stderr,
         }
     }
 
-    /// Waits for the process to exit by itself.
-    fn wait_exit(&mut self, within: Duration) -> std::process::ExitStatus {
-        let start = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status;
-            }
-            assert!(start.elapsed() < within, "server still running");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    /// The server with `ron` as its configuration file.
+    fn with_config(dir: &Path, ron: &str) -> Server {
+        let conf = dir.join("server.ron");
+        std::fs::write(&conf, ron).expect("write");
+        Server::start(dir, &["--config", conf.to_str().expect("utf-8 path")])
     }
 }
 
@@ -120,6 +71,19 @@ fn ctl(server: &Server, args: &[&str]) -> String {
         text(&out.stderr)
     );
     text(&out.stdout)
+}
+
+/// Runs `rcss3d ctl` against `server`; asserts failure, returns stderr.
+fn ctl_fails(server: &Server, args: &[&str]) -> String {
+    let mut all = vec!["ctl", "--monitor", &server.monitor];
+    all.extend_from_slice(args);
+    let out = rcss3d(&all);
+    assert!(
+        !out.status.success(),
+        "rcss3d {all:?} succeeded: {}",
+        text(&out.stdout)
+    );
+    text(&out.stderr)
 }
 
 /// The play mode a fresh monitor connection sees in its first message.
@@ -181,7 +145,7 @@ fn ctl_drives_a_match_watch_follows_it_and_check_log_reads_its_log() {
     assert!(out.contains("sent (ball"), "{out}");
     let out = ctl(&server, &["killsim"]);
     assert!(out.contains("server stopped"), "{out}");
-    assert!(server.wait_exit(Duration::from_secs(10)).success());
+    assert!(server.process.wait_exit(Duration::from_secs(10)).success());
 
     // watch ends by itself when the server closes, having printed every
     // change in order.
@@ -256,27 +220,13 @@ fn ctl_drives_a_match_watch_follows_it_and_check_log_reads_its_log() {
 #[test]
 fn ctl_says_so_when_a_command_has_no_effect() {
     let dir = Scratch::new("readonly");
-    let conf = dir.0.join("read_only.ron");
-    std::fs::write(&conf, "(monitor: (read_only: true))").expect("write");
-    let server = Server::start(&dir.0, &["--config", conf.to_str().expect("utf-8 path")]);
-    let out = rcss3d(&[
-        "ctl",
-        "--monitor",
-        &server.monitor,
-        "--timeout",
-        "1",
-        "kickoff",
-        "Left",
-    ]);
-    assert!(!out.status.success());
-    let err = text(&out.stderr);
+    let server = Server::with_config(&dir.0, "(monitor: (read_only: true))");
+    let err = ctl_fails(&server, &["--timeout", "1", "kickoff", "Left"]);
     assert!(err.contains("did not show its effect"), "{err}");
     assert!(err.contains("BeforeKickOff"), "{err}");
     // A command the monitor protocol does not know is refused before
     // anything is sent.
-    let out = rcss3d(&["ctl", "--monitor", &server.monitor, "send", "(kikOff Left)"]);
-    assert!(!out.status.success());
-    let err = text(&out.stderr);
+    let err = ctl_fails(&server, &["send", "(kikOff Left)"]);
     assert!(err.contains("not a valid monitor command"), "{err}");
     assert_eq!(
         play_mode_seen_by_a_new_monitor(&server.monitor),
@@ -289,19 +239,9 @@ fn ctl_says_so_when_a_command_has_no_effect() {
 #[test]
 fn ctl_authenticates_with_the_trainer_secret() {
     let dir = Scratch::new("secret");
-    let conf = dir.0.join("secret.ron");
-    std::fs::write(&conf, "(monitor: (trainer_secret: \"s3cret\"))").expect("write");
-    let server = Server::start(&dir.0, &["--config", conf.to_str().expect("utf-8 path")]);
-    let out = rcss3d(&[
-        "ctl",
-        "--monitor",
-        &server.monitor,
-        "--timeout",
-        "1",
-        "playmode",
-        "PlayOn",
-    ]);
-    assert!(!out.status.success(), "refused without the secret");
+    let server = Server::with_config(&dir.0, "(monitor: (trainer_secret: \"s3cret\"))");
+    // Refused without the secret.
+    ctl_fails(&server, &["--timeout", "1", "playmode", "PlayOn"]);
     let out = ctl(&server, &["--secret", "s3cret", "playmode", "PlayOn"]);
     assert!(out.contains("PlayOn"), "{out}");
     assert_eq!(
@@ -406,7 +346,7 @@ fn killsim_stops_an_idle_sync_mode_server() {
     );
     let out = ctl(&server, &["killsim"]);
     assert!(out.contains("server stopped"), "{out}");
-    assert!(server.wait_exit(Duration::from_secs(10)).success());
+    assert!(server.process.wait_exit(Duration::from_secs(10)).success());
     let out = rcss3d(&["check-log", log.to_str().expect("utf-8 path")]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }

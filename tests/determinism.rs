@@ -3,16 +3,13 @@
 
 mod util;
 
-use std::path::PathBuf;
-
-use util::{test_config, TestServer};
+use util::{test_config, Scratch, TestServer};
 
 /// Runs a scripted 2 v 2 match for `cycles` cycles and returns the log.
 async fn scripted_match(seed: u64, cycles: usize, tag: &str) -> Vec<u8> {
     util::capture_logs();
-    let dir = std::env::temp_dir().join(format!("rcss3d-det-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let log: PathBuf = dir.join("match.log");
+    let dir = Scratch::new(&format!("det-{tag}"));
+    let log = dir.0.join("match.log");
     let mut cfg = test_config();
     cfg.seed = seed;
     cfg.sync_wait_for_agents = 4;
@@ -51,9 +48,7 @@ async fn scripted_match(seed: u64, cycles: usize, tag: &str) -> Vec<u8> {
         }
     }
     server.stop().await;
-    let bytes = std::fs::read(&log).expect("log written");
-    let _ = std::fs::remove_dir_all(&dir);
-    bytes
+    std::fs::read(&log).expect("log written")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,15 +11,17 @@ mod util;
 mod monitor_util;
 
 use std::path::PathBuf;
-use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
+use rcss3d::net::client::frame;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use util::TestAgent;
+use util::process::ServerProcess;
+use util::{Scratch, TestAgent};
 
 /// Peak RSS the server may reach during a flood.
 const MAX_PEAK_RSS_KB: u64 = 64 * 1024;
@@ -34,94 +36,47 @@ const FLOOD: Duration = Duration::from_secs(3);
 /// and memory figures are not those of the other tests' servers.
 static ONE_SERVER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("free port")
-}
-
-/// The server binary on free loopback ports with `extra` RON fields, its
-/// output (the `info` log) in a file.
+/// The server binary (real-time mode) with `extra` RON fields, its output
+/// (the `info` log) in a file.
 struct Server {
-    child: Child,
-    agent_port: u16,
-    monitor_port: u16,
-    dir: PathBuf,
+    process: ServerProcess,
     log: PathBuf,
+    _dir: Scratch,
 }
 
 impl Server {
     fn spawn(tag: &str, extra: &str) -> Server {
-        let dir = std::env::temp_dir().join(format!("rcss3d-flood-{}-{tag}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let agent_port = free_port();
-        let monitor_port = free_port();
-        let conf = dir.join("server.ron");
-        std::fs::write(
-            &conf,
-            format!(
-                "(bind: \"127.0.0.1\", agent_port: {agent_port}, monitor_port: {monitor_port}, \
-                 seed: 7, {extra})"
-            ),
-        )
-        .expect("config");
+        let dir = Scratch::new(&format!("flood-{tag}"));
+        let conf = dir.0.join("server.ron");
+        std::fs::write(&conf, format!("(seed: 7, {extra})")).expect("config");
         // Logs go to stderr, the results summary to stdout: both to one file.
-        let log = dir.join("server.log");
+        let log = dir.0.join("server.log");
         let out = std::fs::File::create(&log).expect("log file");
-        let child = Command::new(env!("CARGO_BIN_EXE_rcss3d"))
-            .arg("--config")
-            .arg(&conf)
-            .env("RUST_LOG", "info")
-            .env("NO_COLOR", "1")
-            .stdout(out.try_clone().expect("log file"))
-            .stderr(out)
-            .spawn()
-            .expect("server binary starts");
+        let process = ServerProcess::start(|c| {
+            c.arg("--config")
+                .arg(&conf)
+                .env("RUST_LOG", "info")
+                .env("NO_COLOR", "1")
+                .stdout(out.try_clone().expect("log file"))
+                .stderr(out);
+        });
         Server {
-            child,
-            agent_port,
-            monitor_port,
-            dir,
+            process,
             log,
+            _dir: dir,
         }
     }
 
     /// A field of /proc/PID/status in kB.
     fn status_kb(&self, field: &str) -> u64 {
-        rcss3d::procfs::status_kib(self.child.id(), field).expect("status field")
+        rcss3d::procfs::status_kib(self.process.child.id(), field).expect("status field")
     }
 
-    /// SIGTERM, wait, and return the log.
+    /// SIGTERM, wait (10 s at most), and return the log.
     fn finish(mut self) -> String {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let t0 = Instant::now();
-        while self.child.try_wait().ok().flatten().is_none() {
-            if t0.elapsed() > Duration::from_secs(10) {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let _ = std::fs::remove_dir_all(&self.dir);
-        log
+        let _ = self.process.terminate(Duration::from_secs(10));
+        std::fs::read_to_string(&self.log).unwrap_or_default()
     }
-}
-
-/// An agent connection, once the server listens.
-async fn connect_agent(port: u16) -> TestAgent {
-    for _ in 0..100 {
-        if let Ok(s) = TcpStream::connect(("127.0.0.1", port)).await {
-            drop(s);
-            return TestAgent::connect(([127, 0, 0, 1], port).into()).await;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("server did not come up");
 }
 
 /// An agent in a team that reads every frame and records the longest wait.
@@ -134,7 +89,7 @@ struct Honest {
 
 impl Honest {
     async fn start(server: &Server) -> Honest {
-        let port = server.agent_port;
+        let port = server.process.agent_port;
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
@@ -144,7 +99,7 @@ impl Honest {
                 .build()
                 .expect("runtime");
             rt.block_on(async move {
-                let mut a = connect_agent(port).await;
+                let mut a = TestAgent::connect(([127, 0, 0, 1], port).into()).await;
                 a.join("Honest", 1, 0).await;
                 let _ = ready_tx.send(());
                 let mut last = Instant::now();
@@ -173,6 +128,17 @@ impl Honest {
             .await
             .expect("join")
     }
+}
+
+/// The server binary with the honest agent playing, half a second in:
+/// the server, the agent, and the server's RSS before the test's clients
+/// come.
+async fn honest_match(tag: &str, extra: &str) -> (Server, Honest, u64) {
+    let server = Server::spawn(tag, extra);
+    let honest = Honest::start(&server).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before_kb = server.status_kb("VmRSS");
+    (server, honest, before_kb)
 }
 
 /// How long the machine itself stalled this process while a measurement
@@ -211,7 +177,7 @@ impl StallProbe {
 fn flooders(
     port: u16,
     count: usize,
-    payload: Arc<Vec<u8>>,
+    payload: Bytes,
     until: Instant,
 ) -> Vec<tokio::task::JoinHandle<usize>> {
     (0..count)
@@ -259,9 +225,33 @@ fn scene_churn(port: u16, count: usize, until: Instant) -> Vec<tokio::task::Join
         .collect()
 }
 
-/// One frame: 4-byte big-endian length, then the payload.
-fn frame(payload: &[u8]) -> Vec<u8> {
-    rcss3d::net::client::frame(payload).to_vec()
+/// Writes `message` over and over until `until`, each write with a
+/// deadline (the server may stop reading, which blocks writes). False if
+/// the server closed the connection.
+async fn write_until(s: &mut TcpStream, message: &[u8], until: Instant) -> bool {
+    while Instant::now() < until {
+        let w = tokio::time::timeout(Duration::from_millis(200), s.write_all(message));
+        if let Ok(Err(_)) = w.await {
+            return false;
+        }
+    }
+    true
+}
+
+/// Waits for the connections of a memory test: how many the server never
+/// cut off, and their sockets (open until dropped, so the server still
+/// holds what they cost while the test reads its peak).
+async fn held_open(
+    tasks: Vec<tokio::task::JoinHandle<(bool, TcpStream)>>,
+) -> (usize, Vec<TcpStream>) {
+    let mut still_open = 0;
+    let mut sockets = Vec::new();
+    for t in tasks {
+        let (open, s) = t.await.expect("connection task");
+        still_open += usize::from(open);
+        sockets.push(s);
+    }
+    (still_open, sockets)
 }
 
 /// `(x)` repeated to `len` bytes.
@@ -277,37 +267,34 @@ fn count_lines(log: &str) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_port_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
     let _serial = ONE_SERVER_AT_A_TIME.lock().await;
-    let server = Server::spawn("agents", "");
-    let honest = Honest::start(&server).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let before_kb = server.status_kb("VmRSS");
+    let (server, honest, before_kb) = honest_match("agents", "").await;
     let probe = StallProbe::start();
     let until = Instant::now() + FLOOD;
     let mut tasks = Vec::new();
     // Four clients sending frames of just under 1 MiB of `(x)`, as fast as
     // they can, reconnecting whenever they are cut off.
     tasks.extend(flooders(
-        server.agent_port,
+        server.process.agent_port,
         4,
-        Arc::new(frame(&xs((1 << 20) - 16)).repeat(10)),
+        Bytes::from(frame(&xs((1 << 20) - 16)).repeat(10)),
         until,
     ));
     // Two at the default frame limit (16 KiB) but far over the element
     // limit, and two with many small messages of unknown commands.
     tasks.extend(flooders(
-        server.agent_port,
+        server.process.agent_port,
         2,
-        Arc::new(frame(&xs(16 * 1024 - 4))),
+        frame(&xs(16 * 1024 - 4)),
         until,
     ));
     tasks.extend(flooders(
-        server.agent_port,
+        server.process.agent_port,
         2,
-        Arc::new(frame(&xs(900)).repeat(64)),
+        Bytes::from(frame(&xs(900)).repeat(64)),
         until,
     ));
     // Two that have a robot built and leave at once, over and over.
-    tasks.extend(scene_churn(server.agent_port, 2, until));
+    tasks.extend(scene_churn(server.process.agent_port, 2, until));
     let mut connections = 0;
     for t in tasks {
         connections += t.await.expect("flooder");
@@ -335,10 +322,8 @@ async fn an_agent_port_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_monitor_command_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
     let _serial = ONE_SERVER_AT_A_TIME.lock().await;
-    let server = Server::spawn("monitors", "monitor: (trainer_secret: Some(\"s3cret\"))");
-    let honest = Honest::start(&server).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let before_kb = server.status_kb("VmRSS");
+    let (server, honest, before_kb) =
+        honest_match("monitors", "monitor: (trainer_secret: Some(\"s3cret\"))").await;
     let probe = StallProbe::start();
     let until = Instant::now() + FLOOD;
     let flood = "(kickOff Left)(dropBall)(ball (pos 0 0 1))".repeat(100);
@@ -346,7 +331,7 @@ async fn a_monitor_command_flood_neither_stalls_an_honest_agent_nor_grows_memory
     // An authenticated trainer: every command is carried out. And one
     // without the secret: every command is refused.
     for auth in [true, false] {
-        let port = server.monitor_port;
+        let port = server.process.monitor_port;
         let payload = frame(flood.as_bytes()).repeat(20);
         tasks.push(tokio::spawn(async move {
             let mut frames = 0usize;
@@ -567,10 +552,7 @@ const MAX_PER_CONNECTION_KB: u64 = 1300;
 async fn one_agent_connection_holds_a_bounded_amount_of_memory() {
     let _serial = ONE_SERVER_AT_A_TIME.lock().await;
     const N: usize = 16;
-    let server = Server::spawn("memory", "");
-    let honest = Honest::start(&server).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let before_kb = server.status_kb("VmRSS");
+    let (server, honest, before_kb) = honest_match("memory", "").await;
     // Each connection does the worst it can without being cut off: it has
     // a robot in a team, never reads its frames (they queue up to
     // `agent_queue`), and sends the largest messages the limits allow, as
@@ -581,7 +563,7 @@ async fn one_agent_connection_holds_a_bounded_amount_of_memory() {
     let until = Instant::now() + FLOOD;
     let mut tasks = Vec::new();
     for i in 0..N {
-        let port = server.agent_port;
+        let port = server.process.agent_port;
         let message = message.clone();
         // Eight more players for the honest agent's team, eight for the
         // other; legal teams (at most 7 robots of a type, 3 types or more).
@@ -600,24 +582,11 @@ async fn one_agent_connection_holds_a_bounded_amount_of_memory() {
             tokio::time::sleep(Duration::from_millis(500)).await;
             let init = format!("(init (unum {unum})(teamname {team}))");
             s.write_all(&frame(init.as_bytes())).await.expect("init");
-            let mut open = true;
-            while Instant::now() < until {
-                let w = tokio::time::timeout(Duration::from_millis(200), s.write_all(&message));
-                if let Ok(Err(_)) = w.await {
-                    open = false;
-                    break;
-                }
-            }
+            let open = write_until(&mut s, &message, until).await;
             (open, s)
         }));
     }
-    let mut still_open = 0;
-    let mut sockets = Vec::new();
-    for t in tasks {
-        let (open, s) = t.await.expect("flooder");
-        still_open += usize::from(open);
-        sockets.push(s);
-    }
+    let (still_open, sockets) = held_open(tasks).await;
     let peak_kb = server.status_kb("VmHWM");
     drop(sockets);
     let (gap, frames) = honest.finish().await;
@@ -645,10 +614,7 @@ const MAX_PER_MONITOR_KB: u64 = 400;
 async fn one_monitor_connection_holds_a_bounded_amount_of_memory() {
     let _serial = ONE_SERVER_AT_A_TIME.lock().await;
     const N: usize = 16;
-    let server = Server::spawn("monitor-memory", "");
-    let honest = Honest::start(&server).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let before_kb = server.status_kb("VmRSS");
+    let (server, honest, before_kb) = honest_match("monitor-memory", "").await;
     // Each monitor never reads (its queue of frames stays full) and sends
     // the largest frames of the most elements the limits allow.
     let probe = StallProbe::start();
@@ -656,30 +622,17 @@ async fn one_monitor_connection_holds_a_bounded_amount_of_memory() {
     let until = Instant::now() + FLOOD;
     let mut tasks = Vec::new();
     for _ in 0..N {
-        let port = server.monitor_port;
+        let port = server.process.monitor_port;
         let worst = worst.clone();
         tasks.push(tokio::spawn(async move {
             let mut s = TcpStream::connect(("127.0.0.1", port))
                 .await
                 .expect("monitor");
-            let mut open = true;
-            while Instant::now() < until {
-                let w = tokio::time::timeout(Duration::from_millis(200), s.write_all(&worst));
-                if let Ok(Err(_)) = w.await {
-                    open = false;
-                    break;
-                }
-            }
+            let open = write_until(&mut s, &worst, until).await;
             (open, s)
         }));
     }
-    let mut still_open = 0;
-    let mut sockets = Vec::new();
-    for t in tasks {
-        let (open, s) = t.await.expect("monitor flooder");
-        still_open += usize::from(open);
-        sockets.push(s);
-    }
+    let (still_open, sockets) = held_open(tasks).await;
     let peak_kb = server.status_kb("VmHWM");
     drop(sockets);
     let (gap, frames) = honest.finish().await;

@@ -6,15 +6,12 @@ mod util;
 
 use std::time::Duration;
 
-use tokio::io::AsyncWriteExt;
-use tokio::net::TcpStream;
+use rcss3d::monitor::client::MonitorClient;
 
 use util::{test_config, TestAgent, TestServer};
 
-async fn monitor_send(m: &mut TcpStream, cmd: &str) {
-    m.write_all(&rcss3d::net::client::frame(cmd.as_bytes()))
-        .await
-        .expect("monitor write");
+async fn monitor_send(m: &mut MonitorClient, cmd: &str) {
+    m.send(cmd).await.expect("monitor write");
 }
 
 fn play_mode(frame: &str) -> &str {
@@ -52,7 +49,7 @@ async fn kick_off_goal_and_kick_off_for_the_other_team() {
         a.recv().await;
     }
 
-    let mut mon = TcpStream::connect(server.monitor_addr)
+    let mut mon = MonitorClient::connect(server.monitor_addr)
         .await
         .expect("monitor");
     monitor_send(&mut mon, "(kickOff Left)").await;

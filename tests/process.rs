@@ -4,71 +4,37 @@
 mod util;
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
+use std::time::Duration;
 
 use rcss3d::monitor::client::check_log;
-use util::TestAgent;
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("free port")
-}
+use util::process::ServerProcess;
+use util::{Scratch, TestAgent};
 
 struct Server {
-    child: Child,
-    agent_port: u16,
+    process: ServerProcess,
     log: PathBuf,
-    dir: PathBuf,
+    _dir: Scratch,
 }
 
 fn spawn(tag: &str) -> Server {
-    let dir = std::env::temp_dir().join(format!("rcss3d-proc-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let log = dir.join("match.log");
-    let agent_port = free_port();
-    let monitor_port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_rcss3d"))
-        .args([
-            "--sync",
-            "--seed",
-            "5",
-            "--bind",
-            "127.0.0.1",
-            "--agent-port",
-            &agent_port.to_string(),
-            "--monitor-port",
-            &monitor_port.to_string(),
-            "--log",
-        ])
-        .arg(&log)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("server binary starts");
+    let dir = Scratch::new(tag);
+    let log = dir.0.join("match.log");
+    let process = ServerProcess::start(|c| {
+        c.args(["--sync", "--seed", "5", "--log"])
+            .arg(&log)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+    });
     Server {
-        child,
-        agent_port,
+        process,
         log,
-        dir,
+        _dir: dir,
     }
-}
-
-async fn connect(port: u16) -> TestAgent {
-    for _ in 0..100 {
-        if let Ok(s) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
-            drop(s);
-            return TestAgent::connect(([127, 0, 0, 1], port).into()).await;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("server did not come up");
 }
 
 async fn play(server: &Server, cycles: usize) -> TestAgent {
-    let mut a = connect(server.agent_port).await;
+    let mut a = TestAgent::connect(server.process.agent_addr()).await;
     a.join("Proc", 1, 0).await;
     a.send("(beam -2 0 0)(syn)").await;
     a.recv().await;
@@ -83,22 +49,10 @@ async fn play(server: &Server, cycles: usize) -> TestAgent {
 async fn sigterm_completes_the_log_and_exits_zero() {
     let mut server = spawn("term");
     let _agent = play(&server, 150).await;
-    let status = Command::new("kill")
-        .args(["-TERM", &server.child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
-    let start = Instant::now();
-    let code = loop {
-        if let Some(code) = server.child.try_wait().expect("wait") {
-            break code;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(2),
-            "server did not exit within 2 s of SIGTERM"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let code = server
+        .process
+        .terminate(Duration::from_secs(2))
+        .expect("server exits within 2 s of SIGTERM");
     assert!(code.success(), "exit status {code:?}");
     let text = std::fs::read_to_string(&server.log).expect("log");
     check_log(&text).unwrap_or_else(|e| panic!("log invalid: {e}"));
@@ -107,19 +61,17 @@ async fn sigterm_completes_the_log_and_exits_zero() {
         last.contains("(RSG 0 1)"),
         "the log ends with a final full state"
     );
-    let _ = std::fs::remove_dir_all(&server.dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_leaves_complete_lines() {
     let mut server = spawn("kill");
     let _agent = play(&server, 300).await;
-    server.child.kill().expect("SIGKILL");
-    let _ = server.child.wait();
+    server.process.child.kill().expect("SIGKILL");
+    let _ = server.process.child.wait();
     let text = std::fs::read_to_string(&server.log).expect("log");
     assert!(text.ends_with('\n'), "the log ends with a complete line");
     let lines = text.lines().count();
     assert!(lines >= 5, "{lines} lines after 300 cycles");
     check_log(&text).unwrap_or_else(|e| panic!("log invalid after SIGKILL: {e}"));
-    let _ = std::fs::remove_dir_all(&server.dir);
 }

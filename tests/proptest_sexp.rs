@@ -215,7 +215,8 @@ proptest! {
         cut in 0usize..80,
     ) {
         // One good frame, then a prefix announcing more than the limit
-        // (up to 2 GiB) followed by only a few bytes.
+        // (up to 2 GiB) followed by only a few bytes. That prefix is
+        // written by hand: the encoder only writes the length it is given.
         prop_assume!(before.len() <= max);
         let announced = (max as u32).saturating_add(excess);
         let mut stream = encode(&before).expect("non-empty").to_vec();

@@ -221,11 +221,13 @@ async fn idle_connections_are_closed_and_a_real_agent_can_then_join() {
     // agent in a team that stops in the middle of a frame (the sync
     // barrier waits for it), and five that never join.
     let mut idle = Vec::new();
+    // Written by hand: a prefix announcing 40 bytes, then only 2 of them.
     hung.send_raw(&[0, 0, 0, 40, b'(', b's']).await;
     idle.push(hung);
     let silent = server.agent().await;
     idle.push(silent);
     let mut half = server.agent().await;
+    // The same frame that never completes, from a client not in a team.
     half.send_raw(&[0, 0, 0, 40, b'(', b's']).await;
     idle.push(half);
     let mut garbage = server.agent().await;
@@ -451,7 +453,8 @@ async fn a_reset_connection_is_an_ordinary_disconnect() {
     let a = a.autosync();
     b.join("Reset", 2, 0).await;
     let peer = b.stream().local_addr().expect("addr").to_string();
-    // Half a frame buffered, then an RST (linger 0) instead of a FIN.
+    // Half a frame buffered (written by hand: a prefix announcing 30
+    // bytes, then only 2), then an RST (linger 0) instead of a FIN.
     b.send_raw(&[0, 0, 0, 30, b'(', b's']).await;
     reset_on_drop(b.stream());
     drop(b);

@@ -318,6 +318,8 @@ async fn oversized_command_frame_closes_only_that_connection() {
     let mut good = MonitorClient::connect(server.addr).await.unwrap();
     next(&mut good).await;
     let mut bad = TcpStream::connect(server.addr).await.unwrap();
+    // Written by hand: only the prefix, announcing 10 MB (over the 1 kB
+    // limit); the client's encoder would send the whole payload.
     bad.write_all(&(10_000_000u32).to_be_bytes()).await.unwrap();
     // The server closes it: reads end (after the first full state, if any).
     let mut sink = Vec::new();

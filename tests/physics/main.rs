@@ -12,5 +12,6 @@ mod hold;
 mod motor;
 mod overlap;
 mod replay;
+mod slip;
 mod standing;
 mod traces;

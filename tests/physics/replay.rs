@@ -182,7 +182,14 @@ pub struct Run {
     /// Vertical force on the left and right foot (N; 0 without contact),
     /// per row.
     pub foot_fz: Vec<(f64, f64)>,
+    /// Positions of the parts in [`TRACKED_PARTS`], per row.
+    pub parts: Vec<[Vector3<f64>; 3]>,
 }
+
+/// The parts whose trajectories are compared with the reference's: the
+/// torso and the two feet (the feet show slipping and short steps, the
+/// torso the body's motion).
+pub const TRACKED_PARTS: [&str; 3] = ["torso", "lfoot", "rfoot"];
 
 /// A world with the script's robot after the reference set-up (init
 /// spot, 10 warm-up cycles, beam to (−5, 0) facing +x); the next step
@@ -246,7 +253,12 @@ pub fn run(cfg: &PhysicsConfig, script: &Script, rows: usize) -> Run {
             .map(|j| (j.perceptor.to_string(), Vec::with_capacity(rows)))
             .collect(),
         foot_fz: Vec::with_capacity(rows),
+        parts: Vec::with_capacity(rows),
     };
+    let tracked = TRACKED_PARTS.map(|name| match m.parts.iter().position(|p| &*p.name == name) {
+        Some(i) => i,
+        None => panic!("the model has no part {name}"),
+    });
     for step in 0..rows {
         apply(&mut w, h, script, step);
         w.step();
@@ -264,6 +276,8 @@ pub fn run(cfg: &PhysicsConfig, script: &Script, rows: usize) -> Run {
                 .sum()
         };
         out.foot_fz.push((fz(&left), fz(&right)));
+        out.parts
+            .push(tracked.map(|i| w.part_pose(h, i).translation.vector.cast()));
     }
     out
 }
@@ -273,6 +287,8 @@ pub struct Scenario {
     pub name: String,
     pub script: Script,
     pub trace: Trace,
+    /// The reference's part positions (`NAME.parts.csv`), where recorded.
+    pub parts: Option<Trace>,
 }
 
 impl Scenario {
@@ -281,6 +297,10 @@ impl Scenario {
             name: name.to_string(),
             script: Script::load(&dir.join(format!("{name}.sent.txt"))),
             trace: Trace::load(&dir.join(format!("{name}.csv"))),
+            parts: {
+                let p = dir.join(format!("{name}.parts.csv"));
+                p.exists().then(|| Trace::load(&p))
+            },
         }
     }
 
@@ -322,6 +342,11 @@ pub struct Comparison {
     pub stand_load: ((f64, f64), (f64, f64)),
     /// Largest |ours − reference| joint angle (deg) at t = 1 s.
     pub hold_err_1s: f64,
+    /// Mean distance (m) between our and the reference's torso and feet
+    /// over 0 < t ≤ 2 s, where the reference recorded part positions. A
+    /// smooth measure of how far the motion drifts, for fitting settings
+    /// (falls and distances walked jump with small changes).
+    pub part_err_2s: Option<f64>,
 }
 
 fn first_below(z: impl Iterator<Item = f64>, limit: f64) -> Option<f64> {
@@ -424,7 +449,29 @@ pub fn compare(sc: &Scenario, ours: &Run) -> Comparison {
             ),
         ),
         hold_err_1s: hold_err,
+        part_err_2s: sc.parts.as_ref().map(|p| part_error(p, ours, rows_2s)),
     }
+}
+
+/// Mean distance between our tracked parts and the reference's over the
+/// first `rows` rows (rows without a reference position are skipped).
+fn part_error(reference: &Trace, ours: &Run, rows: usize) -> f64 {
+    let (mut sum, mut count) = (0.0, 0usize);
+    for (k, name) in TRACKED_PARTS.iter().enumerate() {
+        let (x, y, z) = (
+            reference.column(&format!("{name}_x")),
+            reference.column(&format!("{name}_y")),
+            reference.column(&format!("{name}_z")),
+        );
+        for i in 0..rows.min(ours.parts.len()).min(x.len()) {
+            let r = Vector3::new(x[i], y[i], z[i]);
+            if r.iter().all(|v| v.is_finite()) {
+                sum += (ours.parts[i][k] - r).norm();
+                count += 1;
+            }
+        }
+    }
+    sum / count.max(1) as f64
 }
 
 /// Replays and compares one scenario.
@@ -456,11 +503,11 @@ fn opt(v: Option<f64>) -> String {
 /// A markdown table of comparisons.
 pub fn table(rows: &[Comparison]) -> String {
     let mut s = String::from(
-        "| scenario | walked m (ref) | fall s (ref) | end z (ref) | ball m (ref) | HJ RMS 2 s ° | torso err 2 s / 4 s m | feet 1 s N L/R (ref) | hold err 1 s ° |\n|---|---|---|---|---|---|---|---|---|\n",
+        "| scenario | walked m (ref) | fall s (ref) | end z (ref) | ball m (ref) | HJ RMS 2 s ° | torso err 2 s / 4 s m | feet 1 s N L/R (ref) | hold err 1 s ° | part err 2 s cm |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for c in rows {
         s.push_str(&format!(
-            "| {} | {:.2} ({:.2}) | {} ({}) | {:.3} ({:.3}) | {:.2} ({:.2}) | {:.2} | {} / {} | {:.1}/{:.1} ({:.1}/{:.1}) | {:.2} |\n",
+            "| {} | {:.2} ({:.2}) | {} ({}) | {:.3} ({:.3}) | {:.2} ({:.2}) | {:.2} | {} / {} | {:.1}/{:.1} ({:.1}/{:.1}) | {:.2} | {} |\n",
             c.name,
             c.walked.0,
             c.walked.1,
@@ -478,6 +525,7 @@ pub fn table(rows: &[Comparison]) -> String {
             c.stand_load.1 .0,
             c.stand_load.1 .1,
             c.hold_err_1s,
+            opt(c.part_err_2s.map(|e| e * 100.0)),
         ));
     }
     s
@@ -574,11 +622,25 @@ pub fn summary(rows: &[Comparison]) -> String {
         .fold(0.0, f64::max);
     let t2: Vec<f64> = rows.iter().filter_map(|c| c.torso_err.0).collect();
     let t2m = t2.iter().sum::<f64>() / t2.len().max(1) as f64;
+    let part_err = |prefix: &str| {
+        let e: Vec<f64> = rows
+            .iter()
+            .filter(|c| c.name.starts_with(prefix))
+            .filter_map(|c| c.part_err_2s)
+            .collect();
+        format!(
+            "{:.2}",
+            100.0 * e.iter().sum::<f64>() / e.len().max(1) as f64
+        )
+    };
     format!(
-        "walks up {up}/{} ratio [{}]; get-ups upright {gu}/{gn}; kicks ratio [{}]; HJ RMS max {hj:.2} mean {hj_mean:.2}; torso err 2 s mean {t2m:.3}; worst foot load err {load:.1} N; failures {}",
+        "walks up {up}/{} ratio [{}]; get-ups upright {gu}/{gn}; kicks ratio [{}]; HJ RMS max {hj:.2} mean {hj_mean:.2}; torso err 2 s mean {t2m:.3}; part err 2 s cm walks/kicks/get-ups {}/{}/{}; worst foot load err {load:.1} N; failures {}",
         walks.len(),
         ratio.join(" "),
         kicks.join(" "),
+        part_err("g_walk"),
+        part_err("g_kick"),
+        part_err("g_getup"),
         acceptance_failures(rows).len()
     )
 }

@@ -1,8 +1,12 @@
 //! Test harness: start the real server on free ports and talk to it over
-//! TCP with a small agent client.
+//! TCP with a small agent client; the server binary as a child process
+//! ([`process`]); scratch directories.
 #![allow(dead_code)]
 
+pub mod process;
+
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -452,5 +456,25 @@ impl TestServer {
             a.recv().await;
         }
         agents
+    }
+}
+
+/// A scratch directory for one test, removed when dropped.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    /// A fresh, empty directory named after the test binary's process and
+    /// `tag` (unique within the binary).
+    pub fn new(tag: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("rcss3d-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }

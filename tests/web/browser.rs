@@ -6,16 +6,16 @@
 use std::time::Duration;
 
 use nalgebra::Vector3;
-use rcss3d::config::Config;
 use rcss3d::rules::Side;
-use rcss3d::web::{ReplayArgs, WebConfig};
+use rcss3d::web::WebConfig;
 use serde_json::Value;
-use tokio::net::TcpListener;
 
 use crate::chrome::{chromium_binary, Chrome};
-use crate::harness::{join_and_beam, log_scenes, one_at_a_time, settle, Scratch, Truth, WebServer};
+use crate::harness::{
+    join_and_beam, log_scenes, one_at_a_time, settle, LogPlayer, Truth, WebServer,
+};
 use crate::pixels::{Class, Image};
-use crate::util::{test_config, AutoSync};
+use crate::util::{test_config, AutoSync, Scratch};
 
 const WIDTH: u32 = 1600;
 const HEIGHT: u32 = 1000;
@@ -277,26 +277,8 @@ async fn page_draws_the_live_match_and_a_replayed_log_after_a_seek() {
         "the seek must change the picture"
     );
 
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let args = ReplayArgs {
-        file: log.clone(),
-        web_port: addr.port(),
-        bind: None,
-    };
-    let player = tokio::spawn(async move {
-        rcss3d::web::replay_on(
-            listener,
-            &args,
-            &Config::default(),
-            WebConfig::default(),
-            async {
-                let _ = stop_rx.await;
-            },
-        )
-        .await
-    });
+    let player = LogPlayer::start(&log).await;
+    let addr = player.addr;
     chrome.navigate(&format!("http://{addr}/#camera=top")).await;
     let frames = scenes.len() as u64;
     chrome
@@ -318,10 +300,5 @@ async fn page_draws_the_live_match_and_a_replayed_log_after_a_seek() {
     chrome.eval("window.rcss3d.step(-1)").await;
     wait_drawn(&mut chrome, "one frame back", |s| s["seq"] == k64 - 1).await;
 
-    let _ = stop_tx.send(());
-    tokio::time::timeout(Duration::from_secs(20), player)
-        .await
-        .expect("player stops")
-        .expect("player task")
-        .expect("player ran");
+    player.stop().await;
 }

@@ -3,7 +3,7 @@
 //! monitor port sees (live) or what the log's lines give (replay).
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use nalgebra::Vector3;
@@ -11,7 +11,7 @@ use rcss3d::config::Config;
 use rcss3d::monitor::client::{MonitorClient, TrackedScene};
 use rcss3d::rules::Side;
 use rcss3d::sim::driver::RunSummary;
-use rcss3d::web::WebConfig;
+use rcss3d::web::{ReplayArgs, WebConfig};
 use tokio::net::TcpListener;
 
 use crate::util::{TestAgent, TestServer};
@@ -149,20 +149,47 @@ pub fn log_scenes(path: &Path) -> Vec<TrackedScene> {
         .collect()
 }
 
-/// A scratch directory for one test, removed on drop.
-pub struct Scratch(pub PathBuf);
-
-impl Scratch {
-    pub fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("rcss3d-web-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("scratch dir");
-        Scratch(dir)
-    }
+/// The log player's page for `log` on a free loopback port, until
+/// [`stop`](Self::stop).
+pub struct LogPlayer {
+    pub addr: SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<Result<(), rcss3d::web::WebError>>,
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+impl LogPlayer {
+    pub async fn start(log: &Path) -> LogPlayer {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let args = ReplayArgs {
+            file: log.to_path_buf(),
+            web_port: addr.port(),
+            bind: None,
+        };
+        let task = tokio::spawn(async move {
+            rcss3d::web::replay_on(
+                listener,
+                &args,
+                &Config::default(),
+                WebConfig::default(),
+                async {
+                    let _ = stopped.await;
+                },
+            )
+            .await
+        });
+        LogPlayer { addr, stop, task }
+    }
+
+    /// Stops the player; fails the test unless it stops within 20 s
+    /// without an error.
+    pub async fn stop(self) {
+        let _ = self.stop.send(());
+        tokio::time::timeout(Duration::from_secs(20), self.task)
+            .await
+            .expect("player stops")
+            .expect("player task")
+            .expect("player ran");
     }
 }

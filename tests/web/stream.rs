@@ -9,18 +9,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::{SinkExt, StreamExt};
-use rcss3d::config::Config;
 use rcss3d::monitor::client::MonitorClient;
 use rcss3d::rules::PlayMode;
 use rcss3d::web::view::{decode, WorldView};
-use rcss3d::web::{ReplayArgs, WebConfig};
+use rcss3d::web::WebConfig;
 use serde_json::{json, Value};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use crate::harness::{join_and_beam, one_at_a_time, Scratch, WebServer};
-use crate::util::{capture_logs, now, test_config, wait_for_log};
+use crate::harness::{join_and_beam, one_at_a_time, LogPlayer, WebServer};
+use crate::util::{capture_logs, now, test_config, wait_for_log, Scratch};
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -44,15 +43,20 @@ async fn small_window_viewer(addr: SocketAddr) -> Ws {
     ws
 }
 
+/// The next message, failing the test after 20 s or on a closed or
+/// broken stream.
+async fn next_message(ws: &mut Ws) -> Message {
+    tokio::time::timeout(Duration::from_secs(20), ws.next())
+        .await
+        .expect("a message within 20 s")
+        .expect("stream open")
+        .expect("valid message")
+}
+
 /// The next text message as JSON, skipping world frames.
 async fn next_json(ws: &mut Ws) -> Value {
     loop {
-        let msg = tokio::time::timeout(Duration::from_secs(20), ws.next())
-            .await
-            .expect("a message within 20 s")
-            .expect("stream open")
-            .expect("valid message");
-        if let Message::Text(t) = msg {
+        if let Message::Text(t) = next_message(ws).await {
             return serde_json::from_str(t.as_str()).expect("JSON");
         }
     }
@@ -61,12 +65,7 @@ async fn next_json(ws: &mut Ws) -> Value {
 /// The next world frame, skipping text.
 async fn next_world(ws: &mut Ws) -> WorldView {
     loop {
-        let msg = tokio::time::timeout(Duration::from_secs(20), ws.next())
-            .await
-            .expect("a message within 20 s")
-            .expect("stream open")
-            .expect("valid message");
-        if let Message::Binary(b) = msg {
+        if let Message::Binary(b) = next_message(ws).await {
             return decode(&b).expect("world frame decodes");
         }
     }
@@ -259,27 +258,8 @@ async fn log_player_plays_pauses_steps_seeks_and_changes_speed() {
     drop(agent);
     server.stop().await;
 
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let args = ReplayArgs {
-        file: log.clone(),
-        web_port: addr.port(),
-        bind: None,
-    };
-    let player = tokio::spawn(async move {
-        rcss3d::web::replay_on(
-            listener,
-            &args,
-            &Config::default(),
-            WebConfig::default(),
-            async {
-                let _ = stop_rx.await;
-            },
-        )
-        .await
-    });
-    let mut ws = viewer(addr).await;
+    let player = LogPlayer::start(&log).await;
+    let mut ws = viewer(player.addr).await;
     let hello = next_json(&mut ws).await;
     assert_eq!(hello["mode"], "replay");
     let frames = hello["replay"]["frames"].as_u64().expect("frames");
@@ -330,8 +310,7 @@ async fn log_player_plays_pauses_steps_seeks_and_changes_speed() {
     })
     .await;
     assert!(quiet.is_err(), "a paused player sent a frame");
-    let _ = stop_tx.send(());
-    player.await.expect("player task").expect("player ran");
+    player.stop().await;
 }
 
 /// Simulation time per wall second measured by an agent's frames over

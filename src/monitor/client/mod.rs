@@ -27,12 +27,12 @@
 //! [`validate_message`] and [`TrackedScene::apply`] work on plain text as
 //! well, so a match log can be checked line by line without a socket.
 
-use bytes::Bytes;
-use futures::{SinkExt, StreamExt};
+use futures::StreamExt;
 use thiserror::Error;
+use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpStream, ToSocketAddrs};
-use tokio_util::codec::{FramedRead, FramedWrite, LengthDelimitedCodec};
+use tokio_util::codec::{FramedRead, LengthDelimitedCodec};
 
 mod check;
 mod scene;
@@ -41,6 +41,12 @@ pub use check::{check_log, is_roboviz_mesh, validate_message, LogCheck};
 pub use scene::{GameView, NodeKind, RobotView, SceneNode, TrackedScene};
 
 use super::frame::FrameKind;
+use crate::framing;
+
+/// Largest frame the client accepts from the server. A full state of a
+/// full match is about 100 kB; this only guards against a corrupt length
+/// prefix.
+pub const MAX_SERVER_FRAME: usize = 64 * 1024 * 1024;
 
 /// Why the client stopped or rejected a message.
 #[derive(Debug, Error)]
@@ -75,16 +81,8 @@ pub struct Received {
 /// A monitor connection that tracks the scene.
 pub struct MonitorClient {
     reader: FramedRead<OwnedReadHalf, LengthDelimitedCodec>,
-    writer: FramedWrite<OwnedWriteHalf, LengthDelimitedCodec>,
+    writer: OwnedWriteHalf,
     scene: TrackedScene,
-}
-
-fn codec() -> LengthDelimitedCodec {
-    LengthDelimitedCodec::builder()
-        .big_endian()
-        .length_field_length(4)
-        .max_frame_length(64 * 1024 * 1024)
-        .new_codec()
 }
 
 impl MonitorClient {
@@ -94,8 +92,8 @@ impl MonitorClient {
         let _ = stream.set_nodelay(true);
         let (rd, wr) = stream.into_split();
         Ok(MonitorClient {
-            reader: FramedRead::new(rd, codec()),
-            writer: FramedWrite::new(wr, codec()),
+            reader: FramedRead::new(rd, framing::codec(MAX_SERVER_FRAME)),
+            writer: wr,
             scene: TrackedScene::default(),
         })
     }
@@ -119,15 +117,15 @@ impl MonitorClient {
 
     /// Sends one frame holding `commands` (one or more S-expressions).
     pub async fn send(&mut self, commands: &str) -> Result<(), ClientError> {
-        self.writer
-            .send(Bytes::copy_from_slice(commands.as_bytes()))
-            .await?;
-        Ok(())
+        self.send_bytes(commands.as_bytes()).await
     }
 
-    /// Sends raw bytes as one frame (for tests of malformed input).
+    /// Sends raw bytes as one frame (for tests of malformed input). An
+    /// empty payload sends nothing: an empty frame holds no command.
     pub async fn send_bytes(&mut self, payload: &[u8]) -> Result<(), ClientError> {
-        self.writer.send(Bytes::copy_from_slice(payload)).await?;
+        if let Some(frame) = framing::encode(payload) {
+            self.writer.write_all(&frame).await?;
+        }
         Ok(())
     }
 

@@ -44,6 +44,7 @@ mod contacts;
 mod field;
 mod guards;
 mod motors;
+mod push;
 mod relocate;
 mod robots;
 mod slip;

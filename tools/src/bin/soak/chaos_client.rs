@@ -84,6 +84,8 @@ pub(crate) async fn chaos_action(
             let _ = tokio::time::timeout(Duration::from_millis(300), recv(&mut s)).await;
         }
         "huge_prefix" => {
+            // Written by hand: a prefix announcing 16 MiB to 4 GiB, over
+            // the server's limit, and a payload that never follows.
             let len: u32 = rng.gen_range(0x0100_0000..=u32::MAX);
             s.send_raw(&len.to_be_bytes()).await?;
             s.send_raw(b"(say ").await?;
@@ -94,6 +96,7 @@ pub(crate) async fn chaos_action(
         }
         "half_frame" => {
             s.send("(syn)").await?;
+            // Written by hand: a prefix announcing 1000 bytes, then 13.
             s.send_raw(&1000u32.to_be_bytes()).await?;
             s.send_raw(b"(he1 1.0)(he2").await?;
             tokio::time::sleep(Duration::from_millis(rng.gen_range(100..2000))).await;

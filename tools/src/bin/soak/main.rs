@@ -17,9 +17,9 @@
 //! At the end it stops the server (SIGTERM for the binary) and reports
 //! cycles held at 50 Hz, late cycles, RSS at start (after warm-up) and end,
 //! panics, the honest agents' longest frame gap, and whether the match log
-//! (`--log`, default a temporary file) is complete: every line has
-//! balanced parentheses, the first line is a full state, the file ends
-//! with a whole line. The last lines of the output are `RESULT key value`
+//! (`--log`, default a temporary file) passes the same check as
+//! `rcss3d check-log` (complete lines, a full state first, every line
+//! valid for RoboViz, every delta fitting its full state). The last lines of the output are `RESULT key value`
 //! pairs for scripts (tests/soak.rs reads them). The exit code is 0 when
 //! every check passes, 1 otherwise.
 //!
@@ -32,19 +32,18 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 use clap::Parser;
+use rcss3d::monitor::control::LogSummary;
 use rcss3d::net::client::AgentClient;
 use rcss3d::procfs::{self, cpu_secs};
 
 mod chaos_client;
 mod honest;
-mod log;
 mod monitors;
 mod server;
 mod wire;
 
 use chaos_client::{chaos, ChaosStats, CHAOS_KINDS};
 use honest::{honest_agent, AgentStats};
-use log::check_log;
 use monitors::{monitor, MonitorStats};
 use server::{median, Server};
 
@@ -331,7 +330,8 @@ async fn main() -> Result<()> {
     } else {
         f64::NAN
     };
-    let log_check = check_log(&log)?;
+    let log_check = LogSummary::of_file(&log);
+    let log_bytes = std::fs::metadata(&log).map_or(0, |m| m.len());
 
     println!();
     println!("== soak report ==");
@@ -408,17 +408,10 @@ async fn main() -> Result<()> {
         chaos_stats.closed_by_server.load(Ordering::Relaxed),
         chaos_stats.connect_failed.load(Ordering::Relaxed)
     );
-    println!(
-        "log: {} lines ({} full states, {} bytes); first line full state: {}; unbalanced lines: {}; blank: {}; ends with a whole line: {} => {}",
-        log_check.lines,
-        log_check.full_states,
-        log_check.bytes,
-        log_check.first_is_full,
-        log_check.unbalanced,
-        log_check.blank,
-        log_check.ends_with_newline,
-        if log_check.valid() { "VALID" } else { "INVALID" }
-    );
+    match &log_check {
+        Ok(summary) => println!("log ({log_bytes} bytes): {summary}"),
+        Err(e) => println!("log ({log_bytes} bytes): INVALID: {e}"),
+    }
 
     let ok = panics == 0
         && crashed.is_none()
@@ -426,7 +419,7 @@ async fn main() -> Result<()> {
         && growth < 10.0
         && max_gap_ms < 1000.0
         && early.is_empty()
-        && log_check.valid();
+        && log_check.is_ok();
     // Machine-readable summary (tests/soak.rs).
     println!("RESULT panics {panics}");
     println!("RESULT crashed {}", crashed.is_some());
@@ -453,8 +446,11 @@ async fn main() -> Result<()> {
         "RESULT stalled_monitor_frames_after {}",
         mon_b.frames_after_stall.load(Ordering::Relaxed)
     );
-    println!("RESULT log_valid {}", log_check.valid());
-    println!("RESULT log_lines {}", log_check.lines);
+    println!("RESULT log_valid {}", log_check.is_ok());
+    println!(
+        "RESULT log_lines {}",
+        log_check.as_ref().map_or(0, |s| s.check.lines)
+    );
     println!("RESULT ok {ok}");
     if ok && temp_log {
         let _ = std::fs::remove_file(&log);
