@@ -210,14 +210,8 @@ mod tests {
     #[test]
     fn fcp_style_message() {
         let cmds = decode("(he1 0.10000)(lle7 -6.5)(say ab#)(syn)(pass)");
-        assert_eq!(
-            cmds[0],
-            Ok(hinge("he1", 0.1))
-        );
-        assert_eq!(
-            cmds[1],
-            Ok(hinge("lle7", -6.5))
-        );
+        assert_eq!(cmds[0], Ok(hinge("he1", 0.1)));
+        assert_eq!(cmds[1], Ok(hinge("lle7", -6.5)));
         assert_eq!(cmds[2], Ok(Command::Say("ab#".into())));
         assert_eq!(cmds[3], Ok(Command::Syn));
         assert_eq!(cmds[4], Err(DecodeError::Unknown("pass".into())));
@@ -228,15 +222,9 @@ mod tests {
         let cmds = decode("(he1)(he2 nan)(rle3 inf)(rle4 (1))(rae1 abc)");
         assert!(matches!(cmds[0], Err(DecodeError::Missing { .. })));
         assert!(matches!(cmds[1], Err(DecodeError::BadValue { .. })));
-        assert_eq!(
-            cmds[2],
-            Ok(hinge("rle3", f32::INFINITY))
-        );
+        assert_eq!(cmds[2], Ok(hinge("rle3", f32::INFINITY)));
         assert!(matches!(cmds[3], Err(DecodeError::NotAnAtom { .. })));
-        assert_eq!(
-            cmds[4],
-            Ok(hinge("rae1", 0.0))
-        );
+        assert_eq!(cmds[4], Ok(hinge("rae1", 0.0)));
     }
 
     #[test]

@@ -16,9 +16,8 @@ pub fn atof(s: &str) -> f64 {
         i += 1;
     }
     let rest = &b[i..];
-    let starts_with = |word: &[u8]| {
-        rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word)
-    };
+    let starts_with =
+        |word: &[u8]| rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word);
     let negative = start < b.len() && b[start] == b'-';
     if starts_with(b"inf") {
         return if negative {

@@ -282,7 +282,10 @@ mod tests {
     #[test]
     fn atoms_with_and_without_escapes() {
         // An escape after plain bytes, at the start, and a lone backslash.
-        assert_eq!(parse(b"(say ab\\(c)").items[0], l(vec![a("say"), a("ab(c")]));
+        assert_eq!(
+            parse(b"(say ab\\(c)").items[0],
+            l(vec![a("say"), a("ab(c")])
+        );
         assert_eq!(parse(b"\\)x \\q").items, vec![a(")x"), a("\\q")]);
         // An atom ending the input, and invalid UTF-8 replaced.
         assert_eq!(parse(b"syn").items, vec![a("syn")]);

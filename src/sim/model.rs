@@ -728,8 +728,7 @@ fn build_model(scene: &str, tree: &SceneTree) -> Result<RobotModel, SceneError> 
     for (j, w) in joints.iter_mut().zip(&joint_world_anchor) {
         j.anchor = v3(w - origin);
     }
-    let effector_joints =
-        HINGE_EFFECTORS.map(|e| joints.iter().position(|j| &*j.effector == e));
+    let effector_joints = HINGE_EFFECTORS.map(|e| joints.iter().position(|j| &*j.effector == e));
     Ok(RobotModel {
         scene: Arc::from(scene),
         robot_type: robot_type.unwrap_or(0),
