@@ -24,6 +24,31 @@ pub const HINGE_EFFECTORS: [&str; 24] = [
     "lle2", "rle2", "lle3", "rle3", "lle4", "rle4", "lle5", "rle5", "lle6", "rle6", "lle7", "rle7",
 ];
 
+/// A hinge effector by its place in [`HINGE_EFFECTORS`], so the simulation
+/// finds a robot's joint for it without comparing names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HingeEffector(u8);
+
+impl HingeEffector {
+    /// The effector called `name`, if it is one of [`HINGE_EFFECTORS`].
+    pub fn from_name(name: &str) -> Option<HingeEffector> {
+        HINGE_EFFECTORS
+            .iter()
+            .position(|n| *n == name)
+            .map(|i| HingeEffector(i as u8))
+    }
+
+    /// Its name (`he1`).
+    pub fn name(self) -> &'static str {
+        HINGE_EFFECTORS[usize::from(self.0)]
+    }
+
+    /// Its index into [`HINGE_EFFECTORS`].
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
 /// One decoded agent command.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
@@ -40,8 +65,8 @@ pub enum Command {
     /// `(<hinge> speed)`: target angular speed in rad/s (unclamped here;
     /// NaN is rejected at decode time).
     Hinge {
-        /// Effector name, one of [`HINGE_EFFECTORS`].
-        name: &'static str,
+        /// Which effector.
+        effector: HingeEffector,
         /// Requested speed in rad/s (finite or infinite; clamped later).
         speed: f32,
     },
@@ -98,8 +123,9 @@ pub fn from_sexp(e: &Sexp) -> Result<Command, DecodeError> {
             let msg = atom_param(params, 0, "say", "message")?;
             Ok(Command::Say(msg.to_owned()))
         }
-        _ => match HINGE_EFFECTORS.iter().find(|n| **n == name) {
-            Some(&hinge) => {
+        _ => match HingeEffector::from_name(name) {
+            Some(effector) => {
+                let hinge = effector.name();
                 let speed = number_param(params, 0, hinge, "speed")?;
                 if speed.is_nan() {
                     return Err(DecodeError::BadValue {
@@ -107,7 +133,7 @@ pub fn from_sexp(e: &Sexp) -> Result<Command, DecodeError> {
                         what: "speed is NaN (ignored)".into(),
                     });
                 }
-                Ok(Command::Hinge { name: hinge, speed })
+                Ok(Command::Hinge { effector, speed })
             }
             None => Err(DecodeError::Unknown(truncate(name))),
         },
@@ -164,23 +190,28 @@ mod tests {
         decode_all(&parse(text.as_bytes()))
     }
 
+    fn hinge(name: &str, speed: f32) -> Command {
+        match HingeEffector::from_name(name) {
+            Some(effector) => Command::Hinge { effector, speed },
+            None => panic!("{name} is not a hinge effector"),
+        }
+    }
+
+    #[test]
+    fn hinge_effectors_by_index() {
+        for (i, name) in HINGE_EFFECTORS.iter().enumerate() {
+            let e = HingeEffector::from_name(name);
+            assert_eq!(e.map(|e| (e.index(), e.name())), Some((i, *name)));
+        }
+        assert_eq!(HingeEffector::from_name("he3"), None);
+        assert_eq!(HingeEffector::from_name("HE1"), None);
+    }
+
     #[test]
     fn fcp_style_message() {
         let cmds = decode("(he1 0.10000)(lle7 -6.5)(say ab#)(syn)(pass)");
-        assert_eq!(
-            cmds[0],
-            Ok(Command::Hinge {
-                name: "he1",
-                speed: 0.1
-            })
-        );
-        assert_eq!(
-            cmds[1],
-            Ok(Command::Hinge {
-                name: "lle7",
-                speed: -6.5
-            })
-        );
+        assert_eq!(cmds[0], Ok(hinge("he1", 0.1)));
+        assert_eq!(cmds[1], Ok(hinge("lle7", -6.5)));
         assert_eq!(cmds[2], Ok(Command::Say("ab#".into())));
         assert_eq!(cmds[3], Ok(Command::Syn));
         assert_eq!(cmds[4], Err(DecodeError::Unknown("pass".into())));
@@ -191,21 +222,9 @@ mod tests {
         let cmds = decode("(he1)(he2 nan)(rle3 inf)(rle4 (1))(rae1 abc)");
         assert!(matches!(cmds[0], Err(DecodeError::Missing { .. })));
         assert!(matches!(cmds[1], Err(DecodeError::BadValue { .. })));
-        assert_eq!(
-            cmds[2],
-            Ok(Command::Hinge {
-                name: "rle3",
-                speed: f32::INFINITY
-            })
-        );
+        assert_eq!(cmds[2], Ok(hinge("rle3", f32::INFINITY)));
         assert!(matches!(cmds[3], Err(DecodeError::NotAnAtom { .. })));
-        assert_eq!(
-            cmds[4],
-            Ok(Command::Hinge {
-                name: "rae1",
-                speed: 0.0
-            })
-        );
+        assert_eq!(cmds[4], Ok(hinge("rae1", 0.0)));
     }
 
     #[test]

@@ -339,6 +339,10 @@ struct Eye<'c> {
     shift: Vector3<f32>,
     half_h: f32,
     half_v: f32,
+    /// The image rectangle's half extents as slopes (the reference
+    /// computes the tangents in double precision).
+    tan_h: f32,
+    tan_v: f32,
 }
 
 impl Eye<'_> {
@@ -351,6 +355,15 @@ impl Eye<'_> {
         h.abs() <= self.half_h && v.abs() <= self.half_v
     }
 
+    /// Whether a head-local vector is surely outside the horizontal cone
+    /// without computing its angles: with a half cone below 90 degrees
+    /// nothing at or behind the camera's side plane (y <= 0, |h| >= 90) is
+    /// in view. Saves the arc tangents of the half of the field behind
+    /// the observer; the outcome is the same as [`Eye::in_cone`]'s.
+    fn behind(&self, r: &Vector3<f32>) -> bool {
+        self.half_h < 90.0 && r.y <= 0.0
+    }
+
     /// Polar coordinates of an object (landmark, ball, body part), or
     /// `None` when it is not visible. Angles and the visibility test use the
     /// shifted vector, the distance is the true one (§3.10.7).
@@ -358,6 +371,9 @@ impl Eye<'_> {
         let r = self.local(p);
         // NaN (non-finite input) fails this test as well.
         if r.norm().partial_cmp(&self.cfg.min_distance) != Some(std::cmp::Ordering::Greater) {
+            return None;
+        }
+        if self.behind(&r) {
             return None;
         }
         let (h, v) = angles(&r);
@@ -393,6 +409,9 @@ impl Eye<'_> {
     /// Whether a head-local line end point passes the point test: farther
     /// than the minimum distance and inside the view cone.
     fn sees_point(&self, r: &Vector3<f32>) -> bool {
+        if self.behind(r) {
+            return false;
+        }
         let (h, v) = angles(r);
         r.norm() > self.cfg.min_distance && self.in_cone(h, v)
     }
@@ -445,10 +464,7 @@ impl Eye<'_> {
         if !(cb.y > 0.0 && ce.y > 0.0) {
             return None;
         }
-        // Image rectangle half extents as slopes (the reference computes
-        // the tangent in double precision).
-        let th = f64::from(self.half_h).to_radians().tan() as f32;
-        let tv = f64::from(self.half_v).to_radians().tan() as f32;
+        let (th, tv) = (self.tan_h, self.tan_v);
         // Each edge: its plane through the camera, g(p) = 0, and the extent
         // along the edge, |a(p)| <= slope * y.
         type Edge = (
@@ -562,6 +578,8 @@ pub fn write_see(
         },
         half_h: cfg.half_h(),
         half_v: cfg.half_v(),
+        tan_h: f64::from(cfg.half_h()).to_radians().tan() as f32,
+        tan_v: f64::from(cfg.half_v()).to_radians().tan() as f32,
     };
     out.push_str("(See");
     let empty_len = out.len();

@@ -15,21 +15,18 @@ pub fn atof(s: &str) -> f64 {
     if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
         i += 1;
     }
-    let rest = &s[i..];
-    let lower: String = rest
-        .chars()
-        .take(8)
-        .collect::<String>()
-        .to_ascii_lowercase();
+    let rest = &b[i..];
+    let starts_with =
+        |word: &[u8]| rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word);
     let negative = start < b.len() && b[start] == b'-';
-    if lower.starts_with("inf") {
+    if starts_with(b"inf") {
         return if negative {
             f64::NEG_INFINITY
         } else {
             f64::INFINITY
         };
     }
-    if lower.starts_with("nan") {
+    if starts_with(b"nan") {
         return if negative { -f64::NAN } else { f64::NAN };
     }
     let digits_start = i;
@@ -107,6 +104,11 @@ mod tests {
         assert_eq!(atof("."), 0.0);
         assert_eq!(atof("inf"), f64::INFINITY);
         assert_eq!(atof("-Infinity"), f64::NEG_INFINITY);
+        assert_eq!(atof("+iNf7"), f64::INFINITY);
+        assert!(atof("-NaN(1)").is_nan());
+        assert_eq!(atof("in"), 0.0);
+        assert_eq!(atof("na"), 0.0);
+        assert_eq!(atof("\u{e9}nan"), 0.0);
         assert!(atof("nan").is_nan());
         assert_eq!(atof("1e999"), f64::INFINITY);
     }

@@ -72,6 +72,21 @@ fn to_text(bytes: Vec<u8>) -> String {
     }
 }
 
+/// The length of the plain atom at the start of `input`: its atom bytes up
+/// to the first separator, or `None` if a backslash comes first (the atom
+/// then needs the escape handling).
+fn plain_atom_len(input: &[u8]) -> Option<usize> {
+    for (n, &c) in input.iter().enumerate() {
+        if c == b'\\' {
+            return None;
+        }
+        if !is_atom_byte(c) {
+            return Some(n);
+        }
+    }
+    Some(input.len())
+}
+
 /// Parses one payload. Never panics; a NUL byte ends the payload; at most
 /// [`MAX_NODES`] elements are built.
 pub fn parse(input: &[u8]) -> Parsed {
@@ -150,6 +165,13 @@ pub fn parse(input: &[u8]) -> Parsed {
             // Quote syntax: the quoted expression stands for itself.
             b'\'' => i += 1,
             _ if is_atom_byte(b) || b == b'\\' => {
+                // Most atoms have no escape: one copy of their bytes.
+                if let Some(n) = plain_atom_len(&input[i..]) {
+                    let text = String::from_utf8_lossy(&input[i..i + n]).into_owned();
+                    i += n;
+                    push(&mut stack, &mut out, Sexp::Atom(text));
+                    continue;
+                }
                 let mut text = Vec::new();
                 while i < input.len() {
                     let c = input[i];
@@ -255,6 +277,19 @@ mod tests {
         // Non-ASCII bytes stay inside atoms.
         let p = parse(b"(say h\xffi)");
         assert_eq!(p.items[0].as_list().map(|x| x.len()), Some(2));
+    }
+
+    #[test]
+    fn atoms_with_and_without_escapes() {
+        // An escape after plain bytes, at the start, and a lone backslash.
+        assert_eq!(
+            parse(b"(say ab\\(c)").items[0],
+            l(vec![a("say"), a("ab(c")])
+        );
+        assert_eq!(parse(b"\\)x \\q").items, vec![a(")x"), a("\\q")]);
+        // An atom ending the input, and invalid UTF-8 replaced.
+        assert_eq!(parse(b"syn").items, vec![a("syn")]);
+        assert_eq!(parse(b"h\xffi").items, vec![a("h\u{FFFD}i")]);
     }
 
     #[test]

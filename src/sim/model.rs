@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use nalgebra::{Unit, Vector3};
 
+use crate::command::{HingeEffector, HINGE_EFFECTORS};
 use crate::sim::scene::{Call, SceneError, SceneLibrary, SceneTree};
 
 /// The collision or mass shape of a part, in the part's frame.
@@ -155,12 +156,21 @@ pub struct RobotModel {
     pub torso: usize,
     /// Index of the head part (carrying the camera at its centre).
     pub head: usize,
+    /// The joint each hinge effector of [`HINGE_EFFECTORS`] drives, by the
+    /// effector's index (`None`: this type has no such effector).
+    pub effector_joints: [Option<usize>; HINGE_EFFECTORS.len()],
 }
 
 impl RobotModel {
     /// The joint driven by an effector name (`he1`).
     pub fn joint_by_effector(&self, name: &str) -> Option<usize> {
         self.joints.iter().position(|j| &*j.effector == name)
+    }
+
+    /// The joint driven by a decoded hinge effector (a table look-up, for
+    /// the two dozen hinge commands of every agent and cycle).
+    pub fn joint_of(&self, effector: HingeEffector) -> Option<usize> {
+        self.effector_joints[effector.index()]
     }
 
     /// The joint reported under a perceptor name (`hj1`).
@@ -718,6 +728,7 @@ fn build_model(scene: &str, tree: &SceneTree) -> Result<RobotModel, SceneError> 
     for (j, w) in joints.iter_mut().zip(&joint_world_anchor) {
         j.anchor = v3(w - origin);
     }
+    let effector_joints = HINGE_EFFECTORS.map(|e| joints.iter().position(|j| &*j.effector == e));
     Ok(RobotModel {
         scene: Arc::from(scene),
         robot_type: robot_type.unwrap_or(0),
@@ -727,5 +738,6 @@ fn build_model(scene: &str, tree: &SceneTree) -> Result<RobotModel, SceneError> 
         perceptor_order,
         torso,
         head,
+        effector_joints,
     })
 }

@@ -90,18 +90,19 @@ impl Simulation {
                     agent.synced = true;
                     agent.in_lockstep |= agent.frames_sent > 0;
                 }
-                Command::Hinge { name, speed } => {
+                Command::Hinge { effector, speed } => {
                     let (Some(robot), Some(model)) = (agent.robot, agent.model.clone()) else {
                         continue;
                     };
-                    if !hinge::set_speed(&mut self.world, robot, &model, name, speed) {
+                    if !hinge::set_speed(&mut self.world, robot, &model, effector, speed) {
                         bad_input(
                             now,
                             conn,
                             agent,
                             &mut self.teamless_log,
                             format_args!(
-                                "unknown effector `{name}` for robot type {}",
+                                "unknown effector `{}` for robot type {}",
+                                effector.name(),
                                 model.robot_type
                             ),
                         );

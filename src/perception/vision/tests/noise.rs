@@ -15,6 +15,8 @@ fn noise_statistics() {
         shift: Vector3::zeros(),
         half_h: 60.0,
         half_v: 60.0,
+        tan_h: 3f32.sqrt(),
+        tan_v: 3f32.sqrt(),
     };
     let truth = Polar {
         d: 7.5,
