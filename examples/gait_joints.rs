@@ -1,6 +1,7 @@
 //! Diagnostics for the physics fit: replays one reference scenario and
 //! writes our per-row figures beside the reference's as CSV (stdout):
-//! torso position and up-axis z, foot loads, joint angles.
+//! torso position and up-axis z, foot loads, ball, foot positions,
+//! heading, joint angles.
 //!
 //! ```text
 //! cargo run --release --example gait_joints -- g_walk_t0 '(physics overrides)' > ours.csv
@@ -27,7 +28,7 @@ fn main() {
     let sc = replay::Scenario::load(&dir, &name);
     let ours = replay::run(&cfg, &sc.script, sc.trace.len());
     let names: Vec<&String> = ours.joints.iter().map(|(n, _)| n).collect();
-    let mut head = String::from("step,torso_x,torso_y,torso_z,up_z,lf_fz,rf_fz,ball_x,ball_y");
+    let mut head = String::from("step,torso_x,torso_y,torso_z,up_z,lf_fz,rf_fz,ball_x,ball_y,lfoot_x,lfoot_y,lfoot_z,rfoot_x,rfoot_y,rfoot_z,heading");
     for n in &names {
         head.push_str(&format!(",hj_{n}"));
     }
@@ -46,6 +47,10 @@ fn main() {
             ours.ball[i].x,
             ours.ball[i].y
         );
+        for p in &ours.parts[i][1..] {
+            line.push_str(&format!(",{:.5},{:.5},{:.5}", p.x, p.y, p.z));
+        }
+        line.push_str(&format!(",{:.4}", ours.torso_heading[i].to_degrees()));
         for (_, v) in &ours.joints {
             line.push_str(&format!(",{:.3}", v[i]));
         }

@@ -176,6 +176,9 @@ pub struct Run {
     pub torso: Vec<Vector3<f64>>,
     /// z component of the torso's up axis (torso_r22).
     pub torso_up: Vec<f64>,
+    /// Heading of the torso (rad): the direction of its local y axis, the
+    /// way the robot faces, in the ground plane.
+    pub torso_heading: Vec<f64>,
     pub ball: Vec<Vector3<f64>>,
     /// Joint angles (deg) by perceptor name, per row.
     pub joints: Vec<(String, Vec<f64>)>,
@@ -246,6 +249,7 @@ pub fn run(cfg: &PhysicsConfig, script: &Script, rows: usize) -> Run {
     let mut out = Run {
         torso: Vec::with_capacity(rows),
         torso_up: Vec::with_capacity(rows),
+        torso_heading: Vec::with_capacity(rows),
         ball: Vec::with_capacity(rows),
         joints: m
             .joints
@@ -265,6 +269,8 @@ pub fn run(cfg: &PhysicsConfig, script: &Script, rows: usize) -> Run {
         let t = w.part_pose(h, m.torso);
         out.torso.push(t.translation.vector.cast());
         out.torso_up.push((t.rotation * Vector3::z()).z as f64);
+        let facing = t.rotation * Vector3::y();
+        out.torso_heading.push(facing.y.atan2(facing.x) as f64);
         out.ball.push(w.ball_position().cast());
         for (j, (_, v)) in out.joints.iter_mut().enumerate() {
             v.push(w.joint_angle_deg(h, j) as f64);

@@ -7,6 +7,7 @@
 use nalgebra::Vector3;
 use rcss3d::sim::world::{PhysicsConfig, RobotHandle, World};
 
+use super::replay::{gaits_dir, run, Scenario};
 use super::util::{reference_setup, world_with};
 
 /// Mean horizontal position of the robot's feet.
@@ -72,4 +73,76 @@ fn pushed_feet_creep_at_the_push_over_the_viscous_resistance() {
 fn without_a_push_standing_feet_do_not_creep() {
     let v = creep_speed(&PhysicsConfig::default(), 0.0);
     assert!(v.abs() < 1e-3, "unpushed feet creep at {v:.5} m/s");
+}
+
+/// The reference's ground contact model: its slip coefficient (200 N·s/m
+/// per point) on contacts found at the poses each step starts from.
+fn reference_ground() -> PhysicsConfig {
+    PhysicsConfig {
+        ground_slip_damping: 200.0,
+        slip_contacts_at_step_start: true,
+        ..PhysicsConfig::default()
+    }
+}
+
+#[test]
+fn with_the_reference_ground_planted_feet_resist_a_full_speed_hip_yaw_pitch_like_the_reference() {
+    // The reference walk of type 0 starts, after a 1 s bent-knee stand,
+    // with both hip yaw-pitch joints commanded at full speed (-7.03° per
+    // cycle). Both feet are planted, so the joints turn the feet against
+    // the ground's twist resistance and the motors saturate: the
+    // reference's joints travel only -3.75° and -2.02° in that cycle.
+    let sc = Scenario::load(&gaits_dir(), "g_walk_t0");
+    let row = 51;
+    let ours = run(&reference_ground(), &sc.script, row);
+    for name in ["llj1", "rlj1"] {
+        let reference = sc.trace.column(&format!("hj_{name}"))[row - 1];
+        let Some((_, angles)) = ours.joints.iter().find(|(n, _)| n == name) else {
+            panic!("no joint {name}");
+        };
+        let got = angles[row - 1];
+        eprintln!("{name} after the first walking cycle: {got:.2}° (reference {reference:.2}°)");
+        assert!(
+            (got - reference).abs() <= 0.2,
+            "{name} reads {got:.2}° after the first walking cycle, reference {reference:.2}°"
+        );
+    }
+}
+
+#[test]
+fn with_contacts_at_the_step_start_a_lifted_robot_meets_no_ground_resistance() {
+    // With the ground's contacts taken at the poses each step starts from,
+    // a robot raised into the air is free at once, exactly as one that
+    // never had the viscous ground contacts (Coulomb friction cannot act
+    // in the air either). Rapier's last detected contacts would hold the
+    // foot for one more step.
+    let pushed_foot_speed = |cfg: &PhysicsConfig| -> f32 {
+        let mut w = world_with(cfg);
+        let h = reference_setup(&mut w, 0);
+        for _ in 0..50 {
+            w.step();
+        }
+        let m = w.robot_model(h).clone();
+        let torso = w.part_pose(h, m.torso).translation.vector;
+        w.shift_robot(h, torso + Vector3::new(0.0, 0.0, 0.3));
+        let foot = m.foot_sensors[0].part;
+        let before = w.part_pose(h, foot).translation.vector.x;
+        w.set_part_force(h, foot, Vector3::new(20.0, 0.0, 0.0));
+        w.step();
+        (w.part_pose(h, foot).translation.vector.x - before) / 0.02
+    };
+    let viscous = pushed_foot_speed(&reference_ground());
+    let coulomb = pushed_foot_speed(&PhysicsConfig {
+        ground_slip_damping: 0.0,
+        ..PhysicsConfig::default()
+    });
+    eprintln!("pushed foot after one step in the air: {viscous:.5} m/s (without the viscous contacts {coulomb:.5} m/s)");
+    assert!(
+        coulomb > 0.01,
+        "the push did not move the foot ({coulomb:.5} m/s)"
+    );
+    assert!(
+        (viscous - coulomb).abs() <= 0.01 * coulomb,
+        "a lifted foot was held back by the ground: {viscous:.5} m/s, free {coulomb:.5} m/s"
+    );
 }

@@ -85,10 +85,18 @@ pub struct PhysicsConfig {
     /// viscous resistance to sliding of this many N·s/m per contact point
     /// whatever the normal force (the reference's slip 5e-3 gives 200).
     /// 0 = rapier's Coulomb friction with `robot_friction` instead.
-    /// Default 50, fitted on the reference gaits: 200 makes kicks closer
-    /// still but a lying robot's hip yaw-pitch then lags its command by
-    /// 10 % (the physics hold test).
+    /// Default 50, fitted on the reference gaits: with the reference's 200
+    /// (and `slip_contacts_at_step_start`) planted feet resist a
+    /// full-speed hip yaw-pitch exactly as on the reference and more
+    /// get-ups stand, but walks and kicks end further from the reference
+    /// and the joint-angle error grows (RESULTS.md).
     pub ground_slip_damping: f32,
+    /// Take the ground slip joints' contact points from the parts' shapes
+    /// at the poses the step starts from, as the reference does, instead
+    /// of rapier's contacts as last detected (at the start of the previous
+    /// step). Default false: fitted on the reference gaits, see
+    /// `ground_slip_damping`.
+    pub slip_contacts_at_step_start: bool,
     /// Restitution of goals and border walls. Default 0.8.
     pub static_restitution: f32,
     /// Linear drag of every robot part, N per m/s. Default 0.01.
@@ -161,6 +169,7 @@ impl Default for PhysicsConfig {
             ball_restitution: 0.75,
             robot_ball_restitution: 0.8,
             ground_slip_damping: 50.0,
+            slip_contacts_at_step_start: false,
             static_restitution: 0.8,
             part_linear_drag: 0.01,
             part_angular_drag: 0.01,

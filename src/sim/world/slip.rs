@@ -11,6 +11,13 @@
 //! coefficient × Σ r² of the points). Rapier solves such a motor
 //! implicitly, so the creep is exact and stable however stiff. The ground
 //! is the plane z = 0: its normal is the joints' z axis.
+//!
+//! Where the contact points come from is a setting
+//! (`slip_contacts_at_step_start`): rapier's contacts as last detected,
+//! i.e. at the start of the previous step (one cycle late: a lifting foot
+//! keeps resisting and a landing one slides freely for a cycle), or the
+//! parts' shapes at the poses the step starts from, as the reference's
+//! collision detection runs just before its step.
 
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use rapier3d::prelude::{GenericJoint, JointAxesMask, JointAxis, MotorModel};
@@ -19,52 +26,32 @@ use super::convert::{from_pose, from_vec, to_pose};
 use super::{tag_kind, World, KIND_GROUND};
 
 impl World {
-    /// Sets the slip joints for the coming step from the contacts of the
-    /// last one (the reference likewise builds its contact joints from
-    /// the collisions found at the start of the step).
+    /// Sets the slip joints for the coming step from the parts' ground
+    /// contacts (see the module documentation for which ones).
     pub(super) fn update_slip_joints(&mut self) {
         let per_point = self.cfg.ground_slip_damping;
         if per_point <= 0.0 {
             return;
         }
         let ground = self.ground_body;
+        let at_step_start = self.cfg.slip_contacts_at_step_start;
         for r in self.robots.values_mut() {
             for part in 0..r.bodies.len() {
                 let mut points: Vec<Vector3<f32>> = Vec::new();
                 if let Some(Some(ch)) = r.colliders.get(part).copied() {
-                    for pair in self.narrow_phase.contact_pairs_with(ch) {
-                        if !pair.has_any_active_contact() {
-                            continue;
+                    if at_step_start {
+                        if let (Some(c), Some(b)) =
+                            (self.colliders.get(ch), self.bodies.get(r.bodies[part]))
+                        {
+                            ground_points(c, b, &mut points);
                         }
-                        let ground_is_2 = pair.collider1 == ch;
-                        let other = if ground_is_2 {
-                            pair.collider2
-                        } else {
-                            pair.collider1
-                        };
-                        let is_ground = self
-                            .colliders
-                            .get(other)
-                            .is_some_and(|c| tag_kind(c.user_data) == KIND_GROUND);
-                        if !is_ground {
-                            continue;
-                        }
-                        // Touching points only: rapier also hands the
-                        // solver points within its prediction distance,
-                        // where the reference has no contact yet. The
-                        // ground has no body: its side of a solver contact
-                        // is the world point where the part touched it.
-                        for m in pair.solver_manifolds() {
-                            points.extend(
-                                m.data
-                                    .solver_contacts
-                                    .iter()
-                                    .filter(|c| c.dist <= 0.0)
-                                    .map(|c| {
-                                        from_vec(if ground_is_2 { c.anchor2 } else { c.anchor1 })
-                                    }),
-                            );
-                        }
+                    } else {
+                        last_detected_ground_points(
+                            &self.narrow_phase,
+                            &self.colliders,
+                            ch,
+                            &mut points,
+                        );
                     }
                 }
                 let existing = r.slip[part];
@@ -112,6 +99,89 @@ impl World {
                     }
                 }
             }
+        }
+    }
+}
+
+/// The points where a robot part touches the ground plane z = 0 at its
+/// current pose, as the reference's collision detection finds them just
+/// before its step: the penetrating vertices of a box (at most the 4
+/// deepest), the lowest point of a sphere or of each end of a capsule.
+/// Each point is returned on the plane. The collider's pose is taken
+/// from its body: a body moved by hand has not moved its collider yet.
+fn ground_points(
+    c: &rapier3d::prelude::Collider,
+    body: &rapier3d::prelude::RigidBody,
+    out: &mut Vec<Vector3<f32>>,
+) {
+    let on_body = c.position_wrt_parent().copied().unwrap_or_default();
+    let pose = from_pose(&(*body.position() * on_body));
+    let shape = c.shape();
+    if let Some(b) = shape.as_cuboid() {
+        let h = from_vec(b.half_extents);
+        let mut corners: Vec<Vector3<f32>> = (0..8)
+            .map(|i| {
+                let sx = if i & 1 == 0 { -h.x } else { h.x };
+                let sy = if i & 2 == 0 { -h.y } else { h.y };
+                let sz = if i & 4 == 0 { -h.z } else { h.z };
+                pose * nalgebra::Point3::new(sx, sy, sz)
+            })
+            .map(|p| p.coords)
+            .filter(|p| p.z <= 0.0)
+            .collect();
+        corners.sort_by(|a, b| a.z.total_cmp(&b.z));
+        out.extend(corners.iter().take(4).map(|p| Vector3::new(p.x, p.y, 0.0)));
+    } else if let Some(ball) = shape.as_ball() {
+        let centre = pose.translation.vector;
+        if centre.z - ball.radius <= 0.0 {
+            out.push(Vector3::new(centre.x, centre.y, 0.0));
+        }
+    } else if let Some(cap) = shape.as_capsule() {
+        for end in [cap.segment.a, cap.segment.b] {
+            let p = pose * nalgebra::Point3::from(from_vec(end));
+            if p.z - cap.radius <= 0.0 {
+                out.push(Vector3::new(p.x, p.y, 0.0));
+            }
+        }
+    }
+}
+
+/// The touching points of a part's contacts with the ground as rapier
+/// last detected them (at the start of the previous step).
+fn last_detected_ground_points(
+    narrow_phase: &rapier3d::prelude::NarrowPhase,
+    colliders: &rapier3d::prelude::ColliderSet,
+    ch: rapier3d::prelude::ColliderHandle,
+    points: &mut Vec<Vector3<f32>>,
+) {
+    for pair in narrow_phase.contact_pairs_with(ch) {
+        if !pair.has_any_active_contact() {
+            continue;
+        }
+        let ground_is_2 = pair.collider1 == ch;
+        let other = if ground_is_2 {
+            pair.collider2
+        } else {
+            pair.collider1
+        };
+        let is_ground = colliders
+            .get(other)
+            .is_some_and(|c| tag_kind(c.user_data) == KIND_GROUND);
+        if !is_ground {
+            continue;
+        }
+        // Touching points only: rapier also hands the solver points within
+        // its prediction distance, where the reference has no contact yet.
+        // The ground has no body: its side of a solver contact is the world
+        // point where the part touched it.
+        for m in pair.solver_manifolds() {
+            points.extend(
+                m.data
+                    .solver_contacts
+                    .iter()
+                    .filter(|c| c.dist <= 0.0)
+                    .map(|c| from_vec(if ground_is_2 { c.anchor2 } else { c.anchor1 })),
+            );
         }
     }
 }
