@@ -108,7 +108,8 @@ impl World {
 /// before its step: the penetrating vertices of a box (at most the 4
 /// deepest), the lowest point of a sphere or of each end of a capsule.
 /// Each point is returned on the plane. The collider's pose is taken
-/// from its body: a body moved by hand has not moved its collider yet.
+/// from its body: rapier moves colliders to their bodies' poses only at
+/// the start of its next step, so the collider's own pose is a step late.
 fn ground_points(
     c: &rapier3d::prelude::Collider,
     body: &rapier3d::prelude::RigidBody,
