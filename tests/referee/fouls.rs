@@ -2,9 +2,9 @@
 //! incapable robots, charging, crowding, self-collision, the foul numbers.
 
 use nalgebra::Vector3;
-use rcss3d::rules::{FoulKind, PlayMode, RulesConfig, Side, WorldFacts};
+use rcss3d::rules::{FoulKind, PlayMode, RulesConfig, Side};
 
-use crate::util::{close, two_teams, Sim, DT, R};
+use crate::util::{close, two_teams, Sim, R};
 
 #[test]
 fn fourth_defender_in_the_own_area_is_fouled_and_repositioned() {
@@ -293,16 +293,7 @@ fn self_collision_foul_only_when_enabled() {
         s.add(2, Side::Left, 2, -5.0, 3.0);
         s.referee.set_play_mode(PlayMode::PlayOn);
         let robots = s.robots.clone();
-        let facts = WorldFacts {
-            ball: s.ball,
-            ball_velocity: Vector3::zeros(),
-            ball_touches: &[],
-            robots: &robots,
-            robot_contacts: &[],
-            self_collisions: &[2],
-            connected_agents: 1,
-            dt: DT,
-        };
+        let facts = s.still_facts(&robots, &[2]);
         s.referee.step(&facts, &mut s.rng);
         let kinds: Vec<u8> = s.referee.fouls().iter().map(|f| f.kind).collect();
         let expected = if enabled {

@@ -2,9 +2,9 @@
 //! clearance, and the search for a safe spot.
 
 use nalgebra::Vector3;
-use rcss3d::rules::{PlayMode, RulesConfig, Side, WorldFacts};
+use rcss3d::rules::{PlayMode, RulesConfig, Side};
 
-use crate::util::{two_teams, Sim, DT, R};
+use crate::util::{two_teams, Sim, R};
 
 #[test]
 fn monitor_push_away_moves_the_robot_2_2_to_4_2_m() {
@@ -13,16 +13,7 @@ fn monitor_push_away_moves_the_robot_2_2_to_4_2_m() {
         two_teams(&mut s);
         let before = s.robot(12).torso;
         let robots = s.robots.clone();
-        let facts = WorldFacts {
-            ball: s.ball,
-            ball_velocity: Vector3::zeros(),
-            ball_touches: &[],
-            robots: &robots,
-            robot_contacts: &[],
-            self_collisions: &[],
-            connected_agents: robots.len(),
-            dt: DT,
-        };
+        let facts = s.still_facts(&robots, &[]);
         let d = s.referee.push_away(&facts, 12, &mut s.rng);
         assert_eq!(d.len(), 1);
         s.apply(&d);

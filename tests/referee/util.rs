@@ -132,6 +132,25 @@ impl Sim {
         d
     }
 
+    /// The facts of a still world (nothing moving or touching) with the
+    /// given robots, for calling the referee directly.
+    pub fn still_facts<'a>(
+        &self,
+        robots: &'a [RobotFacts],
+        self_collisions: &'a [RobotId],
+    ) -> WorldFacts<'a> {
+        WorldFacts {
+            ball: self.ball,
+            ball_velocity: Vector3::zeros(),
+            ball_touches: &[],
+            robots,
+            robot_contacts: &[],
+            self_collisions,
+            connected_agents: robots.len(),
+            dt: DT,
+        }
+    }
+
     pub fn run(&mut self, cycles: usize) {
         for _ in 0..cycles {
             self.step();
