@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use nalgebra::Vector3;
+use nalgebra::{UnitQuaternion, Vector3};
 use rcss3d::sim::model::{ModelLibrary, RobotModel};
 use rcss3d::sim::world::{PhysicsConfig, RobotHandle, World};
 
@@ -179,6 +179,8 @@ pub struct Run {
     /// Heading of the torso (rad): the direction of its local y axis, the
     /// way the robot faces, in the ground plane.
     pub torso_heading: Vec<f64>,
+    /// Orientation of the torso.
+    pub torso_rot: Vec<UnitQuaternion<f32>>,
     pub ball: Vec<Vector3<f64>>,
     /// Joint angles (deg) by perceptor name, per row.
     pub joints: Vec<(String, Vec<f64>)>,
@@ -237,19 +239,11 @@ pub fn apply(w: &mut World, h: RobotHandle, script: &Script, step: usize) {
 pub fn run(cfg: &PhysicsConfig, script: &Script, rows: usize) -> Run {
     let (mut w, h) = start(cfg, script);
     let m = w.robot_model(h).clone();
-    let side = |name: &str| -> Vec<usize> {
-        m.foot_sensors
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.name.starts_with(name))
-            .map(|(i, _)| i)
-            .collect()
-    };
-    let (left, right) = (side("lf"), side("rf"));
     let mut out = Run {
         torso: Vec::with_capacity(rows),
         torso_up: Vec::with_capacity(rows),
         torso_heading: Vec::with_capacity(rows),
+        torso_rot: Vec::with_capacity(rows),
         ball: Vec::with_capacity(rows),
         joints: m
             .joints
@@ -271,21 +265,33 @@ pub fn run(cfg: &PhysicsConfig, script: &Script, rows: usize) -> Run {
         out.torso_up.push((t.rotation * Vector3::z()).z as f64);
         let facing = t.rotation * Vector3::y();
         out.torso_heading.push(facing.y.atan2(facing.x) as f64);
+        out.torso_rot.push(t.rotation);
         out.ball.push(w.ball_position().cast());
         for (j, (_, v)) in out.joints.iter_mut().enumerate() {
             v.push(w.joint_angle_deg(h, j) as f64);
         }
-        let fz = |ids: &[usize]| -> f64 {
-            ids.iter()
-                .filter_map(|&i| w.foot_force(h, i))
-                .map(|(_, f)| f.z as f64)
-                .sum()
-        };
-        out.foot_fz.push((fz(&left), fz(&right)));
+        let (l, r) = foot_loads(&w, h);
+        out.foot_fz.push((l as f64, r as f64));
         out.parts
             .push(tracked.map(|i| w.part_pose(h, i).translation.vector.cast()));
     }
     out
+}
+
+/// Vertical force (N) on the left and right foot sensors of robot `h`
+/// (the toe's added to its foot for type 4); 0 without contact.
+pub fn foot_loads(w: &World, h: RobotHandle) -> (f32, f32) {
+    let m = w.robot_model(h);
+    let side = |name: &str| -> f32 {
+        m.foot_sensors
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.name.starts_with(name))
+            .filter_map(|(i, _)| w.foot_force(h, i))
+            .map(|(_, f)| f.z)
+            .sum()
+    };
+    (side("lf"), side("rf"))
 }
 
 /// One scenario: its script and the reference trace.

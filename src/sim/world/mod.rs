@@ -54,12 +54,14 @@ mod push;
 mod relocate;
 mod robots;
 mod slip;
+mod state;
 
 pub use config::{JointKind, PhysicsConfig};
 use contacts::ContactRules;
 use convert::{from_pose, from_rot, from_vec, to_pose, to_vec};
 pub use field::FieldSize;
 use field::{read_field, shape_of, BallDesc};
+pub use state::{RobotState, StateError};
 
 /// Identifies a robot in the [`World`]. Handles are never reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -1,0 +1,289 @@
+//! Short-horizon prediction error against the reference gaits: the
+//! robot is put into the reference's recorded state (torso pose, joint
+//! angles, and the velocities of the last recorded step), stepped with
+//! the recorded commands for a few cycles (the horizon), compared with
+//! the reference's next rows, and put back into the reference's state
+//! for the next window. Unlike a whole open-loop replay, where a small
+//! difference grows until the robot falls somewhere else, this measures
+//! the model error itself, smoothly in the settings: the objective for
+//! fitting them.
+//!
+//! ```text
+//! cargo run --release --example gait_onestep -- [PREFIX] [--horizon H] [--joints] [--self] [RON overrides]...
+//! ```
+//!
+//! `--self` replaces the reference by our own open-loop replay (the
+//! tool's check: the error must then be close to zero). `--joints`
+//! prints the error per joint and scenario.
+
+#[path = "../tests/physics/replay.rs"]
+mod replay;
+
+use nalgebra::{Matrix3, Rotation3, UnitQuaternion, Vector3};
+use rcss3d::sim::world::{PhysicsConfig, RobotState};
+
+/// A recorded trajectory in the form the tool needs: per row, torso
+/// pose, joint angles (rad), foot loads, ball position.
+struct Rows {
+    torso_p: Vec<Vector3<f32>>,
+    torso_r: Vec<UnitQuaternion<f32>>,
+    joints: Vec<Vec<f32>>,
+    foot_fz: Vec<(f32, f32)>,
+    ball: Vec<Vector3<f32>>,
+}
+
+const H: f32 = 0.02;
+
+impl Rows {
+    fn from_trace(sc: &replay::Scenario, joint_names: &[String]) -> Rows {
+        let tr = &sc.trace;
+        let col = |n: &str| tr.column(n);
+        let (x, y, z) = (col("torso_x"), col("torso_y"), col("torso_z"));
+        let r: Vec<Vec<f64>> = (0..3)
+            .flat_map(|i| (0..3).map(move |j| format!("torso_r{i}{j}")))
+            .map(|n| col(&n))
+            .collect();
+        let (bx, by, bz) = (col("ball_x"), col("ball_y"), col("ball_z"));
+        let jc: Vec<Vec<f64>> = joint_names
+            .iter()
+            .map(|n| col(&format!("hj_{n}")))
+            .collect();
+        let side = |s: &str| -> Vec<f64> {
+            let mut sum = vec![0.0; tr.len()];
+            for c in [format!("frp_{s}_fz"), format!("frp_{s}1_fz")] {
+                if tr.has(&c) {
+                    for (a, v) in sum.iter_mut().zip(tr.column(&c)) {
+                        if v.is_finite() {
+                            *a += v;
+                        }
+                    }
+                }
+            }
+            sum
+        };
+        let (lf, rf) = (side("lf"), side("rf"));
+        let n = tr.len();
+        Rows {
+            torso_p: (0..n)
+                .map(|i| Vector3::new(x[i], y[i], z[i]).cast())
+                .collect(),
+            torso_r: (0..n)
+                .map(|i| {
+                    let m = Matrix3::from_fn(|a, b| r[a * 3 + b][i] as f32);
+                    UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix(&m))
+                })
+                .collect(),
+            joints: (0..n)
+                .map(|i| jc.iter().map(|c| (c[i] as f32).to_radians()).collect())
+                .collect(),
+            foot_fz: (0..n).map(|i| (lf[i] as f32, rf[i] as f32)).collect(),
+            ball: (0..n)
+                .map(|i| Vector3::new(bx[i], by[i], bz[i]).cast())
+                .collect(),
+        }
+    }
+
+    fn from_run(run: &replay::Run) -> Rows {
+        Rows {
+            torso_p: run.torso.iter().map(|p| p.cast()).collect(),
+            torso_r: run.torso_rot.clone(),
+            joints: (0..run.torso.len())
+                .map(|i| {
+                    run.joints
+                        .iter()
+                        .map(|(_, v)| (v[i] as f32).to_radians())
+                        .collect()
+                })
+                .collect(),
+            foot_fz: run
+                .foot_fz
+                .iter()
+                .map(|(l, r)| (*l as f32, *r as f32))
+                .collect(),
+            ball: run.ball.iter().map(|b| b.cast()).collect(),
+        }
+    }
+
+    /// The state at row `i` with the velocities of the step that ended
+    /// there (positions are integrated with the new velocity, so the
+    /// difference of two rows is that velocity).
+    fn state(&self, i: usize) -> RobotState {
+        let dr = self.torso_r[i] * self.torso_r[i - 1].inverse();
+        RobotState {
+            torso: nalgebra::Isometry3::from_parts(self.torso_p[i].into(), self.torso_r[i]),
+            linvel: (self.torso_p[i] - self.torso_p[i - 1]) / H,
+            angvel: dr.scaled_axis() / H,
+            joint_angles: self.joints[i].clone(),
+            joint_rates: self.joints[i]
+                .iter()
+                .zip(&self.joints[i - 1])
+                .map(|(a, b)| (a - b) / H)
+                .collect(),
+        }
+    }
+}
+
+/// Errors at each horizon step, summed over windows.
+#[derive(Default, Clone)]
+struct Acc {
+    n: usize,
+    joint_sq: f64,
+    pos: f64,
+    rot: f64,
+    force: f64,
+    per_joint_sq: Vec<f64>,
+}
+
+fn main() {
+    let mut prefix = String::new();
+    let mut horizon = 5usize;
+    let mut per_joint = false;
+    let mut self_check = false;
+    let mut configs: Vec<(String, PhysicsConfig)> = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--horizon" => horizon = args.next().and_then(|v| v.parse().ok()).unwrap_or(5).max(1),
+            "--joints" => per_joint = true,
+            "--self" => self_check = true,
+            _ if a.starts_with('(') => match ron::from_str::<PhysicsConfig>(&a) {
+                Ok(c) => configs.push((a, c)),
+                Err(e) => {
+                    eprintln!("{a}: {e}");
+                    std::process::exit(2);
+                }
+            },
+            _ => prefix = a,
+        }
+    }
+    if configs.is_empty() {
+        configs.push(("defaults".into(), PhysicsConfig::default()));
+    }
+    let prefix = if prefix.is_empty() {
+        "g_".into()
+    } else {
+        prefix
+    };
+    let scenarios = replay::Scenario::all(&replay::gaits_dir(), &prefix);
+    for (label, cfg) in &configs {
+        let t0 = std::time::Instant::now();
+        let mut kinds: Vec<(String, Vec<Acc>)> = Vec::new();
+        let mut lines = Vec::new();
+        for sc in &scenarios {
+            let accs = evaluate(cfg, sc, horizon, self_check, per_joint, &mut lines);
+            let kind = sc.name.split('_').nth(1).unwrap_or("").to_string();
+            match kinds.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, a)) => {
+                    for (x, y) in a.iter_mut().zip(&accs) {
+                        x.n += y.n;
+                        x.joint_sq += y.joint_sq;
+                        x.pos += y.pos;
+                        x.rot += y.rot;
+                        x.force += y.force;
+                    }
+                }
+                None => kinds.push((kind, accs)),
+            }
+        }
+        for l in &lines {
+            println!("{l}");
+        }
+        let mut s = format!("{label} ({:.1} s):", t0.elapsed().as_secs_f64());
+        for (k, a) in &kinds {
+            let f = |x: &Acc| {
+                let n = x.n.max(1) as f64;
+                format!(
+                    "{:.3}°/{:.1}mm/{:.2}°/{:.1}N",
+                    (x.joint_sq / n).sqrt(),
+                    1000.0 * x.pos / n,
+                    x.rot / n,
+                    x.force / n
+                )
+            };
+            s.push_str(&format!(
+                "  {k}: 1 step {} | {} steps {}",
+                f(&a[0]),
+                horizon,
+                f(&a[horizon - 1])
+            ));
+        }
+        println!("{s}");
+    }
+}
+
+/// Runs the windows of one scenario; returns the accumulated errors per
+/// horizon step.
+fn evaluate(
+    cfg: &PhysicsConfig,
+    sc: &replay::Scenario,
+    horizon: usize,
+    self_check: bool,
+    per_joint: bool,
+    lines: &mut Vec<String>,
+) -> Vec<Acc> {
+    let (mut w, h) = replay::start(cfg, &sc.script);
+    let m = w.robot_model(h).clone();
+    let names: Vec<String> = m.joints.iter().map(|j| j.perceptor.to_string()).collect();
+    let rows = if self_check {
+        Rows::from_run(&replay::run(cfg, &sc.script, sc.trace.len()))
+    } else {
+        Rows::from_trace(sc, &names)
+    };
+    let n = rows.torso_p.len();
+    let mut accs = vec![
+        Acc {
+            per_joint_sq: vec![0.0; names.len()],
+            ..Acc::default()
+        };
+        horizon
+    ];
+    // Row index i is the state after step i + 1; the commands of script
+    // step i + 1 act on the step to row index i + 1.
+    let mut i = 1;
+    // Run up to the first window with the recorded commands so the motor
+    // state (held angles) is the replay's.
+    replay::apply(&mut w, h, &sc.script, 0);
+    w.step();
+    while i + horizon < n {
+        if let Err(e) = w.set_robot_state(h, &rows.state(i)) {
+            panic!("{}: {e}", sc.name);
+        }
+        if rows.ball[i].iter().all(|x| x.is_finite()) {
+            w.set_ball_position(rows.ball[i]);
+            w.set_ball_velocity((rows.ball[i] - rows.ball[i - 1]) / H);
+        }
+        for (k, a) in accs.iter_mut().enumerate() {
+            let row = i + 1 + k;
+            replay::apply(&mut w, h, &sc.script, row);
+            w.step();
+            a.n += 1;
+            for (j, want) in rows.joints[row].iter().enumerate() {
+                let e = (w.joint_angle_deg(h, j) as f64) - (want.to_degrees() as f64);
+                a.joint_sq += e * e / names.len() as f64;
+                a.per_joint_sq[j] += e * e;
+            }
+            let t = w.part_pose(h, m.torso);
+            a.pos += (t.translation.vector - rows.torso_p[row]).norm() as f64;
+            a.rot += (t.rotation.angle_to(&rows.torso_r[row]) as f64).to_degrees();
+            let got = replay::foot_loads(&w, h);
+            a.force += ((got.0 - rows.foot_fz[row].0).abs() + (got.1 - rows.foot_fz[row].1).abs())
+                as f64
+                / 2.0;
+        }
+        // Windows follow each other, so the solver's memory (warm start,
+        // held angles, last contacts) is that of a continuous run.
+        i += horizon;
+    }
+    if per_joint {
+        let a = &accs[0];
+        let mut l = format!("{} 1-step RMS per joint (deg):", sc.name);
+        for (j, n) in names.iter().enumerate() {
+            l.push_str(&format!(
+                " {n} {:.3}",
+                (a.per_joint_sq[j] / a.n.max(1) as f64).sqrt()
+            ));
+        }
+        lines.push(l);
+    }
+    accs
+}
