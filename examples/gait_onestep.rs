@@ -9,12 +9,17 @@
 //! fitting them.
 //!
 //! ```text
-//! cargo run --release --example gait_onestep -- [PREFIX] [--horizon H] [--joints] [--self] [RON overrides]...
+//! cargo run --release --example gait_onestep -- [PREFIX] [--horizon H] [--joints] [--steps] [--self] [--anchor-feet] [RON overrides]...
 //! ```
 //!
 //! `--self` replaces the reference by our own open-loop replay (the
 //! tool's check: the error must then be close to zero). `--joints`
-//! prints the error per joint and scenario.
+//! prints the error per joint and scenario; `--steps` every window's
+//! first step per joint as CSV: scenario, row, joint, then the commanded,
+//! the reference's and our travel in that step (deg). `--anchor-feet`
+//! shifts each start state so that the feet are where the reference's
+//! are (its joints give by a few mm under fast motion, so its angles
+//! alone put our feet higher than its feet).
 
 #[path = "../tests/physics/replay.rs"]
 mod replay;
@@ -30,6 +35,8 @@ struct Rows {
     joints: Vec<Vec<f32>>,
     foot_fz: Vec<(f32, f32)>,
     ball: Vec<Vector3<f32>>,
+    /// Left and right foot centres, where recorded.
+    feet: Option<Vec<[Vector3<f32>; 2]>>,
 }
 
 const H: f32 = 0.02;
@@ -80,6 +87,20 @@ impl Rows {
             ball: (0..n)
                 .map(|i| Vector3::new(bx[i], by[i], bz[i]).cast())
                 .collect(),
+            feet: sc.parts.as_ref().map(|p| {
+                let c = |part: &str| -> Vec<Vector3<f32>> {
+                    let (x, y, z) = (
+                        p.column(&format!("{part}_x")),
+                        p.column(&format!("{part}_y")),
+                        p.column(&format!("{part}_z")),
+                    );
+                    (0..n.min(x.len()))
+                        .map(|i| Vector3::new(x[i], y[i], z[i]).cast())
+                        .collect()
+                };
+                let (l, r) = (c("lfoot"), c("rfoot"));
+                l.into_iter().zip(r).map(|(l, r)| [l, r]).collect()
+            }),
         }
     }
 
@@ -101,6 +122,12 @@ impl Rows {
                 .map(|(l, r)| (*l as f32, *r as f32))
                 .collect(),
             ball: run.ball.iter().map(|b| b.cast()).collect(),
+            feet: Some(
+                run.parts
+                    .iter()
+                    .map(|p| [p[1].cast(), p[2].cast()])
+                    .collect(),
+            ),
         }
     }
 
@@ -138,14 +165,18 @@ fn main() {
     let mut prefix = String::new();
     let mut horizon = 5usize;
     let mut per_joint = false;
+    let mut steps = false;
     let mut self_check = false;
+    let mut anchor_feet = false;
     let mut configs: Vec<(String, PhysicsConfig)> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--horizon" => horizon = args.next().and_then(|v| v.parse().ok()).unwrap_or(5).max(1),
             "--joints" => per_joint = true,
+            "--steps" => steps = true,
             "--self" => self_check = true,
+            "--anchor-feet" => anchor_feet = true,
             _ if a.starts_with('(') => match ron::from_str::<PhysicsConfig>(&a) {
                 Ok(c) => configs.push((a, c)),
                 Err(e) => {
@@ -170,7 +201,14 @@ fn main() {
         let mut kinds: Vec<(String, Vec<Acc>)> = Vec::new();
         let mut lines = Vec::new();
         for sc in &scenarios {
-            let accs = evaluate(cfg, sc, horizon, self_check, per_joint, &mut lines);
+            let accs = evaluate(
+                cfg,
+                sc,
+                horizon,
+                (self_check, anchor_feet),
+                (per_joint, steps),
+                &mut lines,
+            );
             let kind = sc.name.split('_').nth(1).unwrap_or("").to_string();
             match kinds.iter_mut().find(|(k, _)| *k == kind) {
                 Some((_, a)) => {
@@ -217,13 +255,18 @@ fn evaluate(
     cfg: &PhysicsConfig,
     sc: &replay::Scenario,
     horizon: usize,
-    self_check: bool,
-    per_joint: bool,
+    (self_check, anchor_feet): (bool, bool),
+    (per_joint, steps): (bool, bool),
     lines: &mut Vec<String>,
 ) -> Vec<Acc> {
     let (mut w, h) = replay::start(cfg, &sc.script);
     let m = w.robot_model(h).clone();
     let names: Vec<String> = m.joints.iter().map(|j| j.perceptor.to_string()).collect();
+    let part = |name: &str| match m.parts.iter().position(|p| &*p.name == name) {
+        Some(i) => i,
+        None => panic!("no part {name}"),
+    };
+    let (lfoot, rfoot) = (part("lfoot"), part("rfoot"));
     let rows = if self_check {
         Rows::from_run(&replay::run(cfg, &sc.script, sc.trace.len()))
     } else {
@@ -245,8 +288,20 @@ fn evaluate(
     replay::apply(&mut w, h, &sc.script, 0);
     w.step();
     while i + horizon < n {
-        if let Err(e) = w.set_robot_state(h, &rows.state(i)) {
+        let mut state = rows.state(i);
+        if let Err(e) = w.set_robot_state(h, &state) {
             panic!("{}: {e}", sc.name);
+        }
+        if let (true, Some(feet)) = (anchor_feet, rows.feet.as_ref()) {
+            // The reference's joints give a little under fast motion (its
+            // legs are up to several mm longer than the angles say): move
+            // our torso so that the feet are where the reference's are.
+            let ours = [lfoot, rfoot].map(|p| w.part_pose(h, p).translation.vector);
+            let d = (ours[0] - feet[i][0] + ours[1] - feet[i][1]) / 2.0;
+            state.torso.translation.vector -= d;
+            if let Err(e) = w.set_robot_state(h, &state) {
+                panic!("{}: {e}", sc.name);
+            }
         }
         if rows.ball[i].iter().all(|x| x.is_finite()) {
             w.set_ball_position(rows.ball[i]);
@@ -261,11 +316,28 @@ fn evaluate(
                 let e = (w.joint_angle_deg(h, j) as f64) - (want.to_degrees() as f64);
                 a.joint_sq += e * e / names.len() as f64;
                 a.per_joint_sq[j] += e * e;
+                if steps && k == 0 {
+                    let before = rows.joints[row - 1][j].to_degrees();
+                    lines.push(format!(
+                        "step,{},{row},{},{:.4},{:.4},{:.4}",
+                        sc.name,
+                        names[j],
+                        w.joint_target(h, j).to_degrees() * H,
+                        want.to_degrees() - before,
+                        w.joint_angle_deg(h, j) - before
+                    ));
+                }
             }
             let t = w.part_pose(h, m.torso);
             a.pos += (t.translation.vector - rows.torso_p[row]).norm() as f64;
             a.rot += (t.rotation.angle_to(&rows.torso_r[row]) as f64).to_degrees();
             let got = replay::foot_loads(&w, h);
+            if steps && k == 0 {
+                lines.push(format!(
+                    "feet,{},{row},{:.1},{:.1},{:.1},{:.1}",
+                    sc.name, rows.foot_fz[row].0, rows.foot_fz[row].1, got.0, got.1
+                ));
+            }
             a.force += ((got.0 - rows.foot_fz[row].0).abs() + (got.1 - rows.foot_fz[row].1).abs())
                 as f64
                 / 2.0;

@@ -15,3 +15,4 @@ mod replay;
 mod slip;
 mod standing;
 mod traces;
+mod velocity;

@@ -390,7 +390,19 @@ impl World {
     }
 
     /// Linear velocity of a part in the field frame (m/s).
+    ///
+    /// For the torso of an articulated robot this is the velocity the
+    /// last step ended with (see [`World::torso_linvel`]); for other parts
+    /// of an articulated robot rapier keeps the velocity the last step
+    /// started from.
     pub fn part_linvel(&self, h: RobotHandle, part: usize) -> Vector3<f32> {
+        if let Some((v, _)) = self
+            .robot(h)
+            .filter(|r| r.model.torso == part)
+            .and_then(|_| self.root_velocity(h))
+        {
+            return v;
+        }
         self.robot(h)
             .and_then(|r| r.bodies.get(part))
             .and_then(|b| self.bodies.get(*b))
@@ -398,7 +410,30 @@ impl World {
             .unwrap_or_else(Vector3::zeros)
     }
 
-    /// Torso linear velocity in the field frame (m/s).
+    /// The torso's linear and angular velocity (field frame) at the end of
+    /// the last step, for a robot whose hinges form one articulation: its
+    /// root's generalized velocity. Rapier copies an articulation's
+    /// velocities into the link bodies only when the next step starts, so
+    /// the bodies' own velocities are one cycle old; the reference's gyro
+    /// and accelerometer read the velocity the step ended with.
+    fn root_velocity(&self, h: RobotHandle) -> Option<(Vector3<f32>, Vector3<f32>)> {
+        let r = self.robot(h)?;
+        let JointRef::Multibody(mh) = *r.joints.first()? else {
+            return None;
+        };
+        let (mb, _) = self.multibody_joints.get(mh)?;
+        if mb.root().rigid_body_handle() != r.bodies[r.model.torso] || mb.ndofs() < 6 {
+            return None;
+        }
+        let v = mb.generalized_velocity();
+        Some((
+            Vector3::new(v[0], v[1], v[2]),
+            Vector3::new(v[3], v[4], v[5]),
+        ))
+    }
+
+    /// Torso linear velocity in the field frame (m/s), as the last step
+    /// ended.
     pub fn torso_linvel(&self, h: RobotHandle) -> Vector3<f32> {
         match self.robot(h) {
             Some(r) => self.part_linvel(h, r.model.torso),
@@ -406,12 +441,20 @@ impl World {
         }
     }
 
-    /// Torso angular velocity in the torso frame (rad/s).
+    /// Torso angular velocity in the torso frame (rad/s), as the last step
+    /// ended.
     pub fn torso_angvel_local(&self, h: RobotHandle) -> Vector3<f32> {
-        self.robot(h)
+        let Some(b) = self
+            .robot(h)
             .and_then(|r| self.bodies.get(r.bodies[r.model.torso]))
-            .map(|b| from_rot(b.rotation()).inverse_transform_vector(&from_vec(b.angvel())))
-            .unwrap_or_else(Vector3::zeros)
+        else {
+            return Vector3::zeros();
+        };
+        let w = match self.root_velocity(h) {
+            Some((_, w)) => w,
+            None => from_vec(b.angvel()),
+        };
+        from_rot(b.rotation()).inverse_transform_vector(&w)
     }
 
     /// Ball centre in the field frame.

@@ -151,20 +151,14 @@ impl World {
         let r = self.robots.get(&h)?;
         let torso = self.bodies.get(r.bodies[r.model.torso])?;
         let mut rates = Vec::with_capacity(r.joints.len());
-        let mut root = None;
         for j in &r.joints {
             let JointRef::Multibody(mh) = *j else {
                 return None;
             };
             let (mb, link) = self.multibody_joints.get(mh)?;
-            let v = mb.generalized_velocity();
-            root.get_or_insert((
-                Vector3::new(v[0], v[1], v[2]),
-                Vector3::new(v[3], v[4], v[5]),
-            ));
-            rates.push(v[mb.link(link)?.assembly_id()]);
+            rates.push(mb.generalized_velocity()[mb.link(link)?.assembly_id()]);
         }
-        let (linvel, angvel) = root?;
+        let (linvel, angvel) = self.root_velocity(h)?;
         Some(RobotState {
             torso: from_pose(torso.position()),
             linvel,

@@ -1,0 +1,47 @@
+//! The torso velocities the perceptors read (gyro, accelerometer) are
+//! those the last step ended with, as the reference's: its gyro equals
+//! the rotation of the torso over that step divided by the step.
+
+use crate::util::{reference_setup, world};
+
+#[test]
+fn torso_velocities_are_those_the_last_step_ended_with() {
+    let mut w = world();
+    let h = reference_setup(&mut w, 0);
+    let m = w.robot_model(h).clone();
+    for _ in 0..50 {
+        w.step();
+    }
+    // Swing both hip pitches at full speed: the torso pitches and moves.
+    let hips: Vec<usize> = ["lle3", "rle3"]
+        .iter()
+        .map(|e| m.joint_by_effector(e).expect("hip pitch"))
+        .collect();
+    let mut compared = 0;
+    for step in 0..6 {
+        let before = w.part_pose(h, m.torso);
+        for &j in &hips {
+            w.set_joint_speed(h, j, if step < 3 { 4.0 } else { -4.0 });
+        }
+        w.step();
+        let after = w.part_pose(h, m.torso);
+        let turned = (after.rotation * before.rotation.inverse()).scaled_axis() / 0.02;
+        let moved = (after.translation.vector - before.translation.vector) / 0.02;
+        let gyro = after.rotation * w.torso_angvel_local(h);
+        let v = w.torso_linvel(h);
+        // The step moved the torso with the velocity it ended with (up to
+        // rapier's relaxation pass after the position update).
+        assert!(
+            (gyro - turned).norm() <= 0.1 * turned.norm() + 0.01,
+            "step {step}: gyro {gyro:?}, rotation over the step / dt {turned:?}"
+        );
+        assert!(
+            (v - moved).norm() <= 0.1 * moved.norm() + 0.01,
+            "step {step}: velocity {v:?}, motion over the step / dt {moved:?}"
+        );
+        if turned.norm() > 0.1 {
+            compared += 1;
+        }
+    }
+    assert!(compared >= 4, "the torso hardly turned: {compared} steps");
+}
