@@ -14,5 +14,6 @@ mod overlap;
 mod replay;
 mod slip;
 mod standing;
+mod state;
 mod traces;
 mod velocity;
