@@ -55,20 +55,7 @@ impl Rows {
             .iter()
             .map(|n| col(&format!("hj_{n}")))
             .collect();
-        let side = |s: &str| -> Vec<f64> {
-            let mut sum = vec![0.0; tr.len()];
-            for c in [format!("frp_{s}_fz"), format!("frp_{s}1_fz")] {
-                if tr.has(&c) {
-                    for (a, v) in sum.iter_mut().zip(tr.column(&c)) {
-                        if v.is_finite() {
-                            *a += v;
-                        }
-                    }
-                }
-            }
-            sum
-        };
-        let (lf, rf) = (side("lf"), side("rf"));
+        let (lf, rf) = (replay::ref_foot_fz(tr, "lf"), replay::ref_foot_fz(tr, "rf"));
         let n = tr.len();
         Rows {
             torso_p: (0..n)

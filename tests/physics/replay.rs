@@ -373,7 +373,7 @@ fn xy_dist(a: Vector3<f64>, b: Vector3<f64>) -> f64 {
 
 /// Sum of the reference's vertical foot force columns of one side (the
 /// toe's sensor added to its foot for type 4); 0 where empty.
-fn ref_foot_fz(tr: &Trace, side: &str) -> Vec<f64> {
+pub fn ref_foot_fz(tr: &Trace, side: &str) -> Vec<f64> {
     let mut sum = vec![0.0; tr.len()];
     for c in [format!("frp_{side}_fz"), format!("frp_{side}1_fz")] {
         if tr.has(&c) {
