@@ -389,20 +389,10 @@ impl World {
             .unwrap_or_else(Isometry3::identity)
     }
 
-    /// Linear velocity of a part in the field frame (m/s).
-    ///
-    /// For the torso of an articulated robot this is the velocity the
-    /// last step ended with (see [`World::torso_linvel`]); for other parts
-    /// of an articulated robot rapier keeps the velocity the last step
-    /// started from.
+    /// Linear velocity of a part in the field frame (m/s). For the links
+    /// of an articulated robot this is the velocity the last step started
+    /// from (see [`World::torso_linvel`] for the torso's current one).
     pub fn part_linvel(&self, h: RobotHandle, part: usize) -> Vector3<f32> {
-        if let Some((v, _)) = self
-            .robot(h)
-            .filter(|r| r.model.torso == part)
-            .and_then(|_| self.root_velocity(h))
-        {
-            return v;
-        }
         self.robot(h)
             .and_then(|r| r.bodies.get(part))
             .and_then(|b| self.bodies.get(*b))
@@ -435,9 +425,10 @@ impl World {
     /// Torso linear velocity in the field frame (m/s), as the last step
     /// ended.
     pub fn torso_linvel(&self, h: RobotHandle) -> Vector3<f32> {
-        match self.robot(h) {
-            Some(r) => self.part_linvel(h, r.model.torso),
-            None => Vector3::zeros(),
+        match (self.root_velocity(h), self.robot(h)) {
+            (Some((v, _)), _) => v,
+            (None, Some(r)) => self.part_linvel(h, r.model.torso),
+            (None, None) => Vector3::zeros(),
         }
     }
 

@@ -37,8 +37,8 @@ pub enum StateError {
     /// The robot's hinges are impulse joints (or not one articulation).
     #[error("the robot's hinges are not one multibody rooted at the torso")]
     NotArticulated,
-    #[error("the state has {got} joints, the robot {want}")]
     /// The state's joint count differs from the robot's.
+    #[error("the state has {got} joints, the robot {want}")]
     JointCount {
         /// Joints in the state.
         got: usize,
