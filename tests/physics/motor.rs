@@ -129,3 +129,42 @@ fn zero_commands_hold_the_joints_under_the_robots_weight() {
         );
     }
 }
+
+/// A joint that starts a step beyond its limit (pushed there, or put there
+/// by a state reset) is brought back to the limit, also against a command
+/// pushing it further out; inside the limits the motor runs free.
+#[test]
+fn a_joint_beyond_its_limit_is_brought_back_to_it() {
+    let mut w = world();
+    let h = reference_setup(&mut w, 0);
+    for _ in 0..50 {
+        w.step();
+    }
+    let m = w.robot_model(h).clone();
+    let j = m.joint_by_effector("he1").unwrap_or(usize::MAX);
+    let max = m.joints[j].max_deg;
+    let mut s = w.robot_state(h).expect("an articulated robot");
+    s.joint_angles[j] = (max + 5.0).to_radians();
+    w.set_robot_state(h, &s).expect("set the state");
+    w.set_joint_speed(h, j, 1.0);
+    let mut angles = Vec::new();
+    for _ in 0..10 {
+        w.step();
+        angles.push(w.joint_angle_deg(h, j));
+    }
+    eprintln!("he1 from {:.1}°: {angles:.3?}", max + 5.0);
+    for a in &angles[5..] {
+        assert!(
+            (a - max).abs() < 0.2,
+            "angle {a:.3}° not held at the limit {max}°"
+        );
+    }
+    w.set_joint_speed(h, j, -1.0);
+    let before = w.joint_angle_deg(h, j);
+    w.step();
+    let moved = before - w.joint_angle_deg(h, j);
+    assert!(
+        (moved - 1.0f32.to_degrees() * 0.02).abs() < 0.05,
+        "away from the limit the joint moved {moved:.3}° in a cycle"
+    );
+}
