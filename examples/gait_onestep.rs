@@ -24,8 +24,9 @@
 #[path = "../tests/physics/replay.rs"]
 mod replay;
 
+use nalgebra::Isometry3;
 use nalgebra::{Matrix3, Rotation3, UnitQuaternion, Vector3};
-use rcss3d::sim::world::{PhysicsConfig, RobotState};
+use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotHandle, RobotState, World};
 
 /// A recorded trajectory in the form the tool needs: per row, torso
 /// pose, joint angles (rad), foot loads, ball position.
@@ -37,6 +38,9 @@ struct Rows {
     ball: Vec<Vector3<f32>>,
     /// Left and right foot centres, where recorded.
     feet: Option<Vec<[Vector3<f32>; 2]>>,
+    /// Per row: the joints' separations the recorded motion built up
+    /// (empty when the stretch emulation is off).
+    separations: Vec<Vec<Vector3<f32>>>,
 }
 
 const H: f32 = 0.02;
@@ -88,6 +92,7 @@ impl Rows {
                 let (l, r) = (c("lfoot"), c("rfoot"));
                 l.into_iter().zip(r).map(|(l, r)| [l, r]).collect()
             }),
+            separations: Vec::new(),
         }
     }
 
@@ -115,6 +120,7 @@ impl Rows {
                     .map(|p| [p[1].cast(), p[2].cast()])
                     .collect(),
             ),
+            separations: Vec::new(),
         }
     }
 
@@ -133,6 +139,30 @@ impl Rows {
                 .zip(&self.joints[i - 1])
                 .map(|(a, b)| (a - b) / H)
                 .collect(),
+            joint_separations: self.separations.get(i).cloned().unwrap_or_default(),
+        }
+    }
+
+    /// The joints' separations at every row, from the recorded motion:
+    /// the parts' poses by forward kinematics of each row, the drift of
+    /// each step from them, the fraction `erp` removed per step (as the
+    /// world does).
+    fn add_separations(&mut self, w: &mut World, h: RobotHandle, erp: f32) {
+        let m = w.robot_model(h).clone();
+        let mut poses: Vec<Vec<Isometry3<f32>>> = Vec::with_capacity(self.torso_p.len());
+        for i in 1..self.torso_p.len() {
+            if let Err(e) = w.set_robot_state(h, &self.state(i)) {
+                panic!("row {i}: {e}");
+            }
+            poses.push((0..m.parts.len()).map(|p| w.part_pose(h, p)).collect());
+        }
+        let mut e = vec![Vector3::zeros(); m.joints.len()];
+        self.separations = vec![e.clone(), e.clone()];
+        for pair in poses.windows(2) {
+            for (e, d) in e.iter_mut().zip(joint_drift(&m, &pair[0], &pair[1], H)) {
+                *e = *e * (1.0 - erp) + d;
+            }
+            self.separations.push(e.clone());
         }
     }
 }
@@ -254,11 +284,14 @@ fn evaluate(
         None => panic!("no part {name}"),
     };
     let (lfoot, rfoot) = (part("lfoot"), part("rfoot"));
-    let rows = if self_check {
+    let mut rows = if self_check {
         Rows::from_run(&replay::run(cfg, &sc.script, sc.trace.len()))
     } else {
         Rows::from_trace(sc, &names)
     };
+    if cfg.joint_stretch_erp > 0.0 {
+        rows.add_separations(&mut w, h, cfg.joint_stretch_erp);
+    }
     let n = rows.torso_p.len();
     let mut accs = vec![
         Acc {

@@ -15,5 +15,6 @@ mod replay;
 mod slip;
 mod standing;
 mod state;
+mod stretch;
 mod traces;
 mod velocity;

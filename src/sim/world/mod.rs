@@ -25,8 +25,11 @@
 //! * no self-collision: a contact filter hook drops pairs of one robot;
 //!   the same hook sets the robot-ball restitution;
 //! * drag as rapier damping coefficients (linear exact, angular capped);
-//! * friction: Coulomb with μ = 1 (the reference has unbounded friction
-//!   with force-dependent slip);
+//! * robot-ground friction: the reference's slip law (no Coulomb limit, a
+//!   viscous resistance per contact point) through slip joints (`slip`);
+//! * the reference's joints stretch under fast motion (its first-order
+//!   integration): each hinge carries that separation and the parts'
+//!   shapes and poses are shifted by it (`stretch`);
 //! * sleeping disabled for robots and ball.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -55,6 +58,7 @@ mod relocate;
 mod robots;
 mod slip;
 mod state;
+mod stretch;
 
 pub use config::{JointKind, PhysicsConfig};
 use contacts::ContactRules;
@@ -62,6 +66,7 @@ use convert::{from_pose, from_rot, from_vec, to_pose, to_vec};
 pub use field::FieldSize;
 use field::{read_field, shape_of, BallDesc};
 pub use state::{RobotState, StateError};
+pub use stretch::joint_drift;
 
 /// Identifies a robot in the [`World`]. Handles are never reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -122,6 +127,8 @@ struct Robot {
     last_sane: Vector3<f32>,
     /// Per part: its ground slip joint, once it has touched the ground.
     slip: Vec<Option<ImpulseJointHandle>>,
+    /// The joints' separations under fast motion (see `stretch`).
+    stretch: stretch::Stretch,
 }
 
 /// The rapier world: field, ball and robots.
@@ -317,6 +324,7 @@ impl World {
             self.update_motors();
             self.update_slip_joints();
             self.limit_velocities();
+            self.stretch_before_step();
             let hooks = ContactRules {
                 robot_ball_restitution: self.cfg.robot_ball_restitution,
                 ground_slip: self.cfg.ground_slip_damping > 0.0,
@@ -337,6 +345,7 @@ impl World {
                 &hooks,
                 &(),
             );
+            self.stretch_after_step();
             self.recover_runaways();
             self.collect_contacts();
         }
@@ -380,13 +389,20 @@ impl World {
         self.robots.contains_key(&h)
     }
 
-    /// Pose of a part in the field frame (identity for an unknown part).
+    /// Pose of a part in the field frame (identity for an unknown part),
+    /// with the joints' separations under fast motion (`stretch`).
     pub fn part_pose(&self, h: RobotHandle, part: usize) -> Isometry3<f32> {
-        self.robot(h)
-            .and_then(|r| r.bodies.get(part))
+        let Some(r) = self.robot(h) else {
+            return Isometry3::identity();
+        };
+        let mut pose = r
+            .bodies
+            .get(part)
             .and_then(|b| self.bodies.get(*b))
             .map(|b| from_pose(b.position()))
-            .unwrap_or_else(Isometry3::identity)
+            .unwrap_or_else(Isometry3::identity);
+        pose.translation.vector += r.stretch.offset(part);
+        pose
     }
 
     /// Linear velocity of a part in the field frame (m/s). For the links

@@ -158,6 +158,7 @@ impl World {
         let n_feet = model.foot_sensors.len();
         let n_joints = model.joints.len();
         let n_parts = model.parts.len();
+        let model_for_stretch = model.clone();
         self.robots.insert(
             handle,
             Robot {
@@ -172,6 +173,7 @@ impl World {
                 foot_result: vec![None; n_feet],
                 last_sane: torso_pos,
                 slip: vec![None; n_parts],
+                stretch: super::stretch::Stretch::new(&model_for_stretch),
             },
         );
         self.mark_ghosts(handle);
@@ -316,7 +318,8 @@ impl World {
 
     /// After a robot's bodies were moved by hand: its articulation state
     /// follows the bodies with zero joint velocities, its foot sensors
-    /// forget the old contacts, and robots it now overlaps become ghosts.
+    /// forget the old contacts, its joints lose their separations, and
+    /// robots it now overlaps become ghosts.
     pub(super) fn settle_after_move(&mut self, h: RobotHandle) {
         let first = self.robots.get(&h).and_then(|r| r.joints.first().copied());
         if let Some(JointRef::Multibody(mh)) = first {
@@ -331,6 +334,7 @@ impl World {
                 *f = None;
             }
         }
+        self.stretch_reset(h);
         self.mark_ghosts(h);
     }
 

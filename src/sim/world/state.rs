@@ -26,6 +26,11 @@ pub struct RobotState {
     pub joint_angles: Vec<f32>,
     /// Joint rates, rad/s.
     pub joint_rates: Vec<f32>,
+    /// Per joint: how far its child's copy of the anchor is from its
+    /// parent's (field frame, m), the separation under fast motion of the
+    /// reference's joints (`PhysicsConfig::joint_stretch_erp`). Empty =
+    /// none.
+    pub joint_separations: Vec<Vector3<f32>>,
 }
 
 /// Why a state could not be set.
@@ -66,13 +71,15 @@ impl World {
             && s.joint_angles
                 .iter()
                 .chain(&s.joint_rates)
+                .chain(s.joint_separations.iter().flat_map(|e| e.iter()))
                 .all(|x| x.is_finite());
         if !finite {
             return Err(StateError::NotFinite);
         }
         let r = self.robots.get(&h).ok_or(StateError::NoRobot)?;
         let n = r.joints.len();
-        if s.joint_angles.len() != n || s.joint_rates.len() != n {
+        let separations_ok = s.joint_separations.is_empty() || s.joint_separations.len() == n;
+        if s.joint_angles.len() != n || s.joint_rates.len() != n || !separations_ok {
             return Err(StateError::JointCount {
                 got: s.joint_angles.len().min(s.joint_rates.len()),
                 want: n,
@@ -141,6 +148,10 @@ impl World {
                 *f = None;
             }
         }
+        self.stretch_reset(h);
+        if !s.joint_separations.is_empty() {
+            self.set_joint_separations(h, &s.joint_separations);
+        }
         Ok(())
     }
 
@@ -167,6 +178,7 @@ impl World {
                 .map(|j| self.joint_angle_rad(h, j).unwrap_or(0.0))
                 .collect(),
             joint_rates: rates,
+            joint_separations: r.stretch.separations().to_vec(),
         })
     }
 }

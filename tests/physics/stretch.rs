@@ -1,0 +1,150 @@
+//! The reference's joints stretch under fast motion (its first-order
+//! integration moves the two copies of a hinge's anchor apart, and its
+//! joint rows remove a fifth of that per step). The world emulates it:
+//! each joint carries a separation, the parts' collision shapes and
+//! reported poses are shifted by the sum along their chain.
+
+use nalgebra::{Isometry3, Matrix3, Rotation3, UnitQuaternion, Vector3};
+use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotState};
+
+use super::util::{reference_setup, world};
+use crate::replay::{gaits_dir, start, Scenario};
+
+/// The reference's state at every row of a gait trace: torso pose and
+/// joint angles (velocities zero: only poses matter here).
+fn reference_states(sc: &Scenario, joint_names: &[String]) -> Vec<RobotState> {
+    let tr = &sc.trace;
+    let col = |n: &str| tr.column(n);
+    let (x, y, z) = (col("torso_x"), col("torso_y"), col("torso_z"));
+    let r: Vec<Vec<f64>> = (0..3)
+        .flat_map(|i| (0..3).map(move |j| format!("torso_r{i}{j}")))
+        .map(|n| col(&n))
+        .collect();
+    let joints: Vec<Vec<f64>> = joint_names
+        .iter()
+        .map(|n| col(&format!("hj_{n}")))
+        .collect();
+    (0..tr.len())
+        .map(|i| {
+            let m = Matrix3::from_fn(|a, b| r[a * 3 + b][i] as f32);
+            RobotState {
+                torso: Isometry3::from_parts(
+                    Vector3::new(x[i], y[i], z[i]).cast().into(),
+                    UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix(&m)),
+                ),
+                linvel: Vector3::zeros(),
+                angvel: Vector3::zeros(),
+                joint_angles: joints.iter().map(|c| (c[i] as f32).to_radians()).collect(),
+                joint_rates: vec![0.0; joints.len()],
+                joint_separations: Vec::new(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_reference_legs_stretch_as_its_first_order_integration_predicts() {
+    let sc = Scenario::load(&gaits_dir(), "g_walk_t0");
+    let parts = sc.parts.as_ref().expect("the walk has part positions");
+    let cfg = PhysicsConfig::default();
+    let (mut w, h) = start(&cfg, &sc.script);
+    let m = w.robot_model(h).clone();
+    let names: Vec<String> = m.joints.iter().map(|j| j.perceptor.to_string()).collect();
+    let feet: Vec<usize> = ["lfoot", "rfoot"]
+        .iter()
+        .filter_map(|n| m.parts.iter().position(|p| &*p.name == *n))
+        .collect();
+    let mut states = reference_states(&sc, &names);
+    let n = states.len().min(parts.len());
+    // The parts' poses by forward kinematics of each recorded row.
+    let mut poses = Vec::with_capacity(n);
+    for s in &states[..n] {
+        w.set_robot_state(h, s).expect("a recorded state");
+        poses.push(
+            (0..m.parts.len())
+                .map(|p| w.part_pose(h, p))
+                .collect::<Vec<_>>(),
+        );
+    }
+    let mut e = vec![Vector3::zeros(); m.joints.len()];
+    let (mut rigid_sq, mut stretched_sq, mut count) = (0.0f64, 0.0f64, 0usize);
+    for i in 1..n {
+        for (e, d) in e
+            .iter_mut()
+            .zip(joint_drift(&m, &poses[i - 1], &poses[i], 0.02))
+        {
+            *e = *e * 0.8 + d;
+        }
+        // Walking only: the first second is the stand before the walk.
+        if i < 60 {
+            continue;
+        }
+        states[i].joint_separations = e.clone();
+        w.set_robot_state(h, &states[i]).expect("a recorded state");
+        for &f in &feet {
+            let name = &m.parts[f].name;
+            let recorded = Vector3::new(
+                parts.column(&format!("{name}_x"))[i],
+                parts.column(&format!("{name}_y"))[i],
+                parts.column(&format!("{name}_z"))[i],
+            )
+            .cast::<f32>();
+            let stretched = w.part_pose(h, f).translation.vector;
+            let rigid = poses[i][f].translation.vector;
+            rigid_sq += (recorded - rigid).norm_squared() as f64;
+            stretched_sq += (recorded - stretched).norm_squared() as f64;
+            count += 1;
+        }
+    }
+    let rigid = 1000.0 * (rigid_sq / count as f64).sqrt();
+    let stretched = 1000.0 * (stretched_sq / count as f64).sqrt();
+    eprintln!(
+        "feet vs the reference's, RMS: rigid legs {rigid:.2} mm, stretched {stretched:.2} mm"
+    );
+    assert!(
+        rigid > 3.0,
+        "the reference's legs should be visibly longer than the angles say ({rigid:.2} mm)"
+    );
+    assert!(
+        stretched < 1.0,
+        "stretched feet {stretched:.2} mm from the reference's (rigid {rigid:.2} mm)"
+    );
+}
+
+/// A stretched leg is longer for the contacts too: feet whose ankles are
+/// separated by a few mm push the robot up.
+#[test]
+fn a_stretched_leg_stands_longer() {
+    let torso_after = |separation: f32| {
+        let mut w = world();
+        let h = reference_setup(&mut w, 0);
+        for _ in 0..50 {
+            w.step();
+        }
+        let m = w.robot_model(h).clone();
+        let mut s = w.robot_state(h).expect("an articulated robot");
+        for (k, j) in m.joints.iter().enumerate() {
+            if ["lfoot", "rfoot"].contains(&&*m.parts[j.child].name) {
+                s.joint_separations[k] = Vector3::new(0.0, 0.0, -separation);
+            }
+        }
+        w.set_robot_state(h, &s).expect("set the state");
+        let z0 = w.part_pose(h, m.torso).translation.z;
+        let rise: Vec<f32> = (0..3)
+            .map(|_| {
+                w.step();
+                w.part_pose(h, m.torso).translation.z - z0
+            })
+            .collect();
+        rise
+    };
+    let rigid = torso_after(0.0);
+    let stretched = torso_after(0.004);
+    eprintln!("torso rise per step: rigid {rigid:.5?}, ankles 4 mm apart {stretched:.5?}");
+    let most = |v: &[f32]| v.iter().copied().fold(f32::MIN, f32::max);
+    assert!(
+        most(&stretched) - most(&rigid) > 0.0015,
+        "4 mm longer legs raised the torso by only {:.2} mm",
+        1000.0 * (most(&stretched) - most(&rigid))
+    );
+}
