@@ -61,17 +61,23 @@ impl World {
         if !rad_per_s.is_finite() {
             return;
         }
-        let Some(angle) = self.joint_angle_rad(h, joint) else {
-            return;
+        // The angle is only needed for the 0.7.3 rule (and reading it costs
+        // an arc tangent per command).
+        let angle = if self.cfg.ignore_commands_outside_range {
+            let Some(angle) = self.joint_angle_rad(h, joint) else {
+                return;
+            };
+            Some(angle)
+        } else {
+            None
         };
-        let ignore_outside = self.cfg.ignore_commands_outside_range;
         let Some(r) = self.robots.get_mut(&h) else {
             return;
         };
         let Some(j) = r.model.joints.get(joint) else {
             return;
         };
-        if ignore_outside {
+        if let Some(angle) = angle {
             let (lo, hi) = (j.min_deg.to_radians(), j.max_deg.to_radians());
             if !(angle > lo && angle < hi) {
                 return;
@@ -81,9 +87,13 @@ impl World {
         // The motor itself is set at the start of the next step
         // (`update_motors`).
         r.targets[joint] = v;
-        for b in &r.bodies {
-            if let Some(rb) = self.bodies.get_mut(*b) {
-                rb.wake_up(true);
+        // Robots that cannot sleep need no waking (and touching a body
+        // through the set marks it modified for rapier's next step).
+        if self.cfg.allow_sleep {
+            for b in &r.bodies {
+                if let Some(rb) = self.bodies.get_mut(*b) {
+                    rb.wake_up(true);
+                }
             }
         }
     }
