@@ -15,9 +15,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use nalgebra::{UnitQuaternion, Vector3};
+use nalgebra::{Isometry3, Matrix3, Rotation3, UnitQuaternion, Vector3};
 use rcss3d::sim::model::{ModelLibrary, RobotModel};
-use rcss3d::sim::world::{PhysicsConfig, RobotHandle, World};
+use rcss3d::sim::world::{PhysicsConfig, RobotHandle, RobotState, World};
 
 /// Torso below this height (m) counts as fallen (as in the compare tool).
 pub const FALL_Z: f64 = 0.25;
@@ -670,4 +670,42 @@ pub fn joints_at(sc: &Scenario, ours: &Run, row: usize) -> Vec<(String, f64, f64
             )
         })
         .collect()
+}
+
+/// The reference's recorded state at row `i` (> 0) of a gait scenario:
+/// torso pose from its rotation matrix, joint angles (in the order of
+/// `joint_names`), and the velocities of the step that ended at the row
+/// (the reference integrates positions with the new velocity, so the
+/// difference of two rows is that velocity).
+pub fn recorded_state(sc: &Scenario, joint_names: &[String], i: usize) -> RobotState {
+    let tr = &sc.trace;
+    let pose = |k: usize| {
+        let m = Matrix3::from_fn(|a, b| tr.column(&format!("torso_r{a}{b}"))[k] as f32);
+        let p = Vector3::new(
+            tr.column("torso_x")[k],
+            tr.column("torso_y")[k],
+            tr.column("torso_z")[k],
+        )
+        .cast::<f32>();
+        Isometry3::from_parts(
+            p.into(),
+            UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix(&m)),
+        )
+    };
+    let angles = |k: usize| -> Vec<f32> {
+        joint_names
+            .iter()
+            .map(|n| (tr.column(&format!("hj_{n}"))[k] as f32).to_radians())
+            .collect()
+    };
+    let (now, before) = (pose(i), pose(i - 1));
+    let (q, q0) = (angles(i), angles(i - 1));
+    RobotState {
+        torso: now,
+        linvel: (now.translation.vector - before.translation.vector) / 0.02,
+        angvel: (now.rotation * before.rotation.inverse()).scaled_axis() / 0.02,
+        joint_rates: q.iter().zip(&q0).map(|(a, b)| (a - b) / 0.02).collect(),
+        joint_angles: q,
+        joint_separations: Vec::new(),
+    }
 }

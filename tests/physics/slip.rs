@@ -146,3 +146,43 @@ fn with_contacts_at_the_step_start_a_lifted_robot_meets_no_ground_resistance() {
         "a lifted foot was held back by the ground: {viscous:.5} m/s, free {coulomb:.5} m/s"
     );
 }
+
+/// A part touching the ground at one point (a lower arm's end) has no
+/// resistance to turning about the vertical: a lying robot's arms move as
+/// commanded while their hands rest on the ground, as on the reference.
+/// Put into the reference's recorded states of a get-up, one step each.
+#[test]
+fn a_part_touching_at_one_point_turns_freely_about_the_vertical() {
+    let sc = Scenario::load(&gaits_dir(), "g_getup_t0");
+    let (mut w, h) = super::replay::start(&PhysicsConfig::default(), &sc.script);
+    let m = w.robot_model(h).clone();
+    let names: Vec<String> = m.joints.iter().map(|j| j.perceptor.to_string()).collect();
+    let hj = |n: &str| sc.trace.column(&format!("hj_{n}"));
+    let (mut checked, mut blocked) = (0, Vec::new());
+    // The arms push the lying robot up from about 1.8 s on.
+    for row in 85..115 {
+        w.set_robot_state(h, &super::replay::recorded_state(&sc, &names, row))
+            .expect("a recorded state");
+        super::replay::apply(&mut w, h, &sc.script, row);
+        let before: Vec<f32> = (0..names.len()).map(|j| w.joint_angle_deg(h, j)).collect();
+        w.step();
+        for (j, n) in names.iter().enumerate() {
+            let commanded = w.joint_target(h, j).to_degrees() * 0.02;
+            let theirs = (hj(n)[row + 1] - hj(n)[row]) as f32;
+            if !n.contains("aj") || commanded.abs() < 3.0 || (theirs - commanded).abs() > 1.0 {
+                continue;
+            }
+            checked += 1;
+            let ours = w.joint_angle_deg(h, j) - before[j];
+            if (ours - commanded).abs() > 1.5 {
+                blocked.push(format!("row {row} {n}: {ours:.2}° of {commanded:.2}°"));
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} arm moves checked");
+    assert!(
+        blocked.is_empty(),
+        "{} of {checked} arm moves blocked: {blocked:?}",
+        blocked.len()
+    );
+}

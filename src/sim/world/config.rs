@@ -86,10 +86,11 @@ pub struct PhysicsConfig {
     /// whatever the normal force (the reference's slip 5e-3 gives 200).
     /// 0 = rapier's Coulomb friction with `robot_friction` instead.
     /// Default 100, fitted on the reference gaits together with
-    /// `slip_contacts_at_step_start` and `joint_stretch_erp`: one step
-    /// from the reference's recorded states it lands nearest the
-    /// reference's next states (50 and 200 are close; RESULTS.md), and the
-    /// f_kick trace holds.
+    /// `slip_contacts_at_step_start` and `joint_stretch_erp`: replayed
+    /// open-loop through the server it keeps the torso nearest the
+    /// reference's (mean error at 2 s: walks 7 cm, get-ups 2.7 cm; with
+    /// 200, 9 and 3.5 cm), while one step from the reference's recorded
+    /// states 200 is a little nearer (RESULTS.md).
     pub ground_slip_damping: f32,
     /// Take the ground slip joints' contact points from the parts' shapes
     /// at the poses the step starts from, as the reference does, instead

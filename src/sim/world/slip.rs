@@ -85,6 +85,12 @@ impl World {
                     (JointAxis::LinY, per_point * n),
                     (JointAxis::AngZ, per_point * twist),
                 ] {
+                    // A part touching at one point has no twist resistance;
+                    // a motor of zero damping would be a rigid lock (rapier
+                    // takes a zero coefficient as an infinitely stiff row).
+                    if damping <= 0.0 {
+                        continue;
+                    }
                     joint.set_motor_model(axis, MotorModel::ForceBased);
                     joint.set_motor_velocity(axis, 0.0, damping);
                 }
