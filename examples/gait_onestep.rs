@@ -16,10 +16,11 @@
 //! tool's check: the error must then be close to zero). `--joints`
 //! prints the error per joint and scenario; `--steps` every window's
 //! first step per joint as CSV: scenario, row, joint, then the commanded,
-//! the reference's and our travel in that step (deg). `--anchor-feet`
-//! shifts each start state so that the feet are where the reference's
-//! are (its joints give by a few mm under fast motion, so its angles
-//! alone put our feet higher than its feet).
+//! the reference's and our travel in that step (deg). With the joint
+//! stretch emulation on (the default), each start state carries the
+//! joints' separations the recorded motion built up, so our feet start
+//! where the reference's are. `--anchor-feet` instead shifts the torso so
+//! that they do (for settings with rigid joints).
 
 #[path = "../tests/physics/replay.rs"]
 mod replay;
