@@ -20,7 +20,9 @@
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 
 use super::convert::{from_pose, to_pose};
-use super::{RobotHandle, World};
+use rapier3d::prelude::{ColliderSet, RigidBodySet};
+
+use super::{Robot, RobotHandle, World};
 use crate::sim::model::RobotModel;
 
 /// Collider shifts smaller than this (m) are not applied.
@@ -36,6 +38,9 @@ pub(super) struct Stretch {
     offset: Vec<Vector3<f32>>,
     /// Per part: the body pose the running step started from.
     start: Vec<Isometry3<f32>>,
+    /// Per part: the body pose the last step ended with (kept to reuse
+    /// its memory).
+    end: Vec<Isometry3<f32>>,
     /// Per part: the joint that moves it (none for the torso).
     joint_of: Vec<Option<usize>>,
 }
@@ -47,6 +52,7 @@ impl Stretch {
             separation: vec![Vector3::zeros(); model.joints.len()],
             offset: vec![Vector3::zeros(); parts],
             start: Vec::with_capacity(parts),
+            end: Vec::with_capacity(parts),
             joint_of: (0..parts)
                 .map(|b| model.joints.iter().position(|j| j.child == b))
                 .collect(),
@@ -69,33 +75,77 @@ impl Stretch {
 
 /// The separation each joint of a robot gains in one first-order step of
 /// length `h` that took its parts from the poses `start` to `end` (one per
-/// part, bodies' centres): the difference of the child's and the parent's
-/// centripetal terms at the anchor, `h²/2 · (ω_c × (ω_c × r_c) − ω_p ×
-/// (ω_p × r_p))`, with each part's angular velocity taken from its
-/// rotation over the step.
-pub fn joint_drift(
-    model: &RobotModel,
-    start: &[Isometry3<f32>],
-    end: &[Isometry3<f32>],
+/// part, bodies' centres), in the model's joint order: the difference of
+/// the child's and the parent's centripetal terms at the anchor,
+/// `h²/2 · (ω_c × (ω_c × r_c) − ω_p × (ω_p × r_p))`, with each part's
+/// angular velocity taken from its rotation over the step.
+pub fn joint_drift<'a>(
+    model: &'a RobotModel,
+    start: &'a [Isometry3<f32>],
+    end: &'a [Isometry3<f32>],
     h: f32,
-) -> Vec<Vector3<f32>> {
-    let omega: Vec<Vector3<f32>> = end
-        .iter()
-        .zip(start)
-        .map(|(e, s)| (e.rotation * s.rotation.inverse()).scaled_axis() / h)
-        .collect();
-    model
-        .joints
-        .iter()
-        .map(|j| {
-            let (c, p) = (&start[j.child], &start[j.parent]);
-            let anchor = c * Point3::from(j.anchor - model.parts[j.child].pos);
-            let rc = anchor.coords - c.translation.vector;
-            let rp = anchor.coords - p.translation.vector;
-            let (wc, wp) = (omega[j.child], omega[j.parent]);
-            0.5 * h * h * (wc.cross(&wc.cross(&rc)) - wp.cross(&wp.cross(&rp)))
-        })
-        .collect()
+) -> impl Iterator<Item = Vector3<f32>> + 'a {
+    let omega =
+        move |part: usize| (end[part].rotation * start[part].rotation.inverse()).scaled_axis() / h;
+    model.joints.iter().map(move |j| {
+        let (c, p) = (&start[j.child], &start[j.parent]);
+        let anchor = c * Point3::from(j.anchor - model.parts[j.child].pos);
+        let rc = anchor.coords - c.translation.vector;
+        let rp = anchor.coords - p.translation.vector;
+        let (wc, wp) = (omega(j.child), omega(j.parent));
+        0.5 * h * h * (wc.cross(&wc.cross(&rc)) - wp.cross(&wp.cross(&rp)))
+    })
+}
+
+/// The poses of a robot's bodies (identity for a missing one).
+fn body_poses<'a>(
+    bodies: &'a RigidBodySet,
+    robot: &'a Robot,
+) -> impl Iterator<Item = Isometry3<f32>> + 'a {
+    robot.bodies.iter().map(|b| {
+        bodies
+            .get(*b)
+            .map(|b| from_pose(b.position()))
+            .unwrap_or_else(Isometry3::identity)
+    })
+}
+
+/// Sums the separations along every part's chain and moves the part's
+/// collision shape by that much.
+fn apply(robot: &mut Robot, bodies: &RigidBodySet, colliders: &mut ColliderSet) {
+    let s = &mut robot.stretch;
+    for part in 0..s.offset.len() {
+        let mut sum = Vector3::zeros();
+        let mut b = part;
+        while let Some(k) = s.joint_of[b] {
+            sum += s.separation[k];
+            b = robot.model.joints[k].parent;
+        }
+        s.offset[part] = sum;
+    }
+    for (part, c) in robot.colliders.iter().enumerate() {
+        let (Some(c), Some(body)) = (
+            c.and_then(|c| colliders.get_mut(c)),
+            bodies.get(robot.bodies[part]),
+        ) else {
+            continue;
+        };
+        let local = from_pose(body.position()).rotation.inverse() * s.offset[part];
+        // Moving a collider makes rapier recompute its body's mass
+        // properties and rebuild the joint rows attached to it: skip the
+        // shifts nothing could notice (a standing robot's).
+        let applied = c
+            .position_wrt_parent()
+            .map(|p| from_pose(p).translation.vector)
+            .unwrap_or_else(Vector3::zeros);
+        if (local - applied).norm() < MIN_SHIFT {
+            continue;
+        }
+        c.set_position_wrt_parent(to_pose(&Isometry3::from_parts(
+            Translation3::from(local),
+            UnitQuaternion::identity(),
+        )));
+    }
 }
 
 impl World {
@@ -105,13 +155,10 @@ impl World {
             return;
         }
         for r in self.robots.values_mut() {
-            r.stretch.start.clear();
-            r.stretch.start.extend(r.bodies.iter().map(|b| {
-                self.bodies
-                    .get(*b)
-                    .map(|b| from_pose(b.position()))
-                    .unwrap_or_else(Isometry3::identity)
-            }));
+            let mut start = std::mem::take(&mut r.stretch.start);
+            start.clear();
+            start.extend(body_poses(&self.bodies, r));
+            r.stretch.start = start;
         }
     }
 
@@ -123,71 +170,23 @@ impl World {
             return;
         }
         let h = self.params.dt;
-        let handles: Vec<RobotHandle> = self.robots.keys().copied().collect();
-        for handle in handles {
-            let Some(r) = self.robots.get_mut(&handle) else {
-                continue;
-            };
-            let s = &mut r.stretch;
-            if s.start.len() != r.bodies.len() {
+        for r in self.robots.values_mut() {
+            if r.stretch.start.len() != r.bodies.len() {
                 continue;
             }
-            let now: Vec<Isometry3<f32>> = r
-                .bodies
-                .iter()
-                .map(|b| {
-                    self.bodies
-                        .get(*b)
-                        .map(|b| from_pose(b.position()))
-                        .unwrap_or_else(Isometry3::identity)
-                })
-                .collect();
-            let drift = joint_drift(&r.model, &s.start, &now, h);
-            for (e, d) in s.separation.iter_mut().zip(drift) {
+            let mut end = std::mem::take(&mut r.stretch.end);
+            end.clear();
+            end.extend(body_poses(&self.bodies, r));
+            let s = &mut r.stretch;
+            for (e, d) in s
+                .separation
+                .iter_mut()
+                .zip(joint_drift(&r.model, &s.start, &end, h))
+            {
                 *e = *e * (1.0 - erp) + d;
             }
-            self.stretch_apply(handle);
-        }
-    }
-
-    /// Sums the separations along every part's chain and moves the
-    /// part's collision shape by that much.
-    fn stretch_apply(&mut self, h: RobotHandle) {
-        let Some(r) = self.robots.get_mut(&h) else {
-            return;
-        };
-        let s = &mut r.stretch;
-        for part in 0..s.offset.len() {
-            let mut sum = Vector3::zeros();
-            let mut b = part;
-            while let Some(k) = s.joint_of[b] {
-                sum += s.separation[k];
-                b = r.model.joints[k].parent;
-            }
-            s.offset[part] = sum;
-        }
-        for (part, c) in r.colliders.iter().enumerate() {
-            let (Some(c), Some(body)) = (
-                c.and_then(|c| self.colliders.get_mut(c)),
-                self.bodies.get(r.bodies[part]),
-            ) else {
-                continue;
-            };
-            let local = from_pose(body.position()).rotation.inverse() * s.offset[part];
-            // Moving a collider makes rapier recompute its body's mass
-            // properties and rebuild the joint rows attached to it: skip
-            // the shifts nothing could notice (a standing robot's).
-            let applied = c
-                .position_wrt_parent()
-                .map(|p| from_pose(p).translation.vector)
-                .unwrap_or_else(Vector3::zeros);
-            if (local - applied).norm() < MIN_SHIFT {
-                continue;
-            }
-            c.set_position_wrt_parent(to_pose(&Isometry3::from_parts(
-                Translation3::from(local),
-                UnitQuaternion::identity(),
-            )));
+            s.end = end;
+            apply(r, &self.bodies, &mut self.colliders);
         }
     }
 
@@ -200,7 +199,7 @@ impl World {
             return;
         }
         r.stretch.separation.copy_from_slice(e);
-        self.stretch_apply(h);
+        apply(r, &self.bodies, &mut self.colliders);
     }
 
     /// Removes a robot's joint separations (after it was put somewhere by
@@ -216,6 +215,6 @@ impl World {
             .separation
             .iter_mut()
             .for_each(|e| *e = Vector3::zeros());
-        self.stretch_apply(h);
+        apply(r, &self.bodies, &mut self.colliders);
     }
 }
