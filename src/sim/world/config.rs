@@ -79,18 +79,17 @@ pub struct PhysicsConfig {
     pub ball_restitution: f32,
     /// Restitution of robot-ball contacts. Default 0.8, the reference's
     /// bounce for robot-ball pairs (the kick trace f_kick then sends the
-    /// ball 1.48 m, reference 1.76 m).
+    /// ball 1.36 m, reference 1.76 m).
     pub robot_ball_restitution: f32,
     /// Robot-ground friction as in the reference: no Coulomb limit, a
     /// viscous resistance to sliding of this many N·s/m per contact point
     /// whatever the normal force (the reference's slip 5e-3 gives 200).
     /// 0 = rapier's Coulomb friction with `robot_friction` instead.
-    /// Default 100, fitted on the reference gaits together with
-    /// `slip_contacts_at_step_start` and `joint_stretch_erp`: replayed
-    /// open-loop through the server it keeps the torso nearest the
-    /// reference's (mean error at 2 s: walks 7 cm, get-ups 2.7 cm; with
-    /// 200, 9 and 3.5 cm), while one step from the reference's recorded
-    /// states 200 is a little nearer (RESULTS.md).
+    /// Default 200, the reference's: with contacts found at the step's
+    /// start (`slip_contacts_at_step_start`), the joint stretch
+    /// (`joint_stretch_erp`) and no speculative contacts
+    /// (`prediction_distance`), it is nearest the reference both one step
+    /// from its recorded states and replayed open-loop (RESULTS.md).
     pub ground_slip_damping: f32,
     /// Take the ground slip joints' contact points from the parts' shapes
     /// at the poses the step starts from, as the reference does, instead
@@ -120,8 +119,12 @@ pub struct PhysicsConfig {
     /// zero; the reference keeps a 1 mm surface layer.) Default 0.001.
     pub allowed_linear_error: f32,
     /// Distance within which rapier already hands the solver contact
-    /// points that do not touch yet (speculative contacts), m. Default
-    /// 0.002.
+    /// points that do not touch yet (speculative contacts), m. Default 0:
+    /// as in the reference, whose collision detection before each step
+    /// finds only shapes that already overlap, a foot reaching the ground
+    /// during a step is first held at the next one (a later, harder
+    /// touchdown). One step from the reference's recorded states this
+    /// halves the walks' foot-load error against 0.002 (RESULTS.md).
     pub prediction_distance: f32,
     /// Solve contact friction in the biased (position-correcting) solver
     /// pass too, not only in the relaxation pass. Default false (rapier's
@@ -173,7 +176,7 @@ impl Default for PhysicsConfig {
             ball_friction: 1.0,
             ball_restitution: 0.75,
             robot_ball_restitution: 0.8,
-            ground_slip_damping: 100.0,
+            ground_slip_damping: 200.0,
             slip_contacts_at_step_start: true,
             static_restitution: 0.8,
             part_linear_drag: 0.01,
@@ -184,7 +187,7 @@ impl Default for PhysicsConfig {
             contact_natural_frequency: 30.0,
             contact_damping_ratio: 5.0,
             allowed_linear_error: 0.001,
-            prediction_distance: 0.002,
+            prediction_distance: 0.0,
             friction_in_bias_pass: false,
             max_corrective_velocity: 10.0,
             allow_sleep: false,
