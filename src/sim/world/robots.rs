@@ -158,7 +158,7 @@ impl World {
         let n_feet = model.foot_sensors.len();
         let n_joints = model.joints.len();
         let n_parts = model.parts.len();
-        let model_for_stretch = model.clone();
+        let stretch = super::stretch::Stretch::new(&model);
         self.robots.insert(
             handle,
             Robot {
@@ -173,7 +173,7 @@ impl World {
                 foot_result: vec![None; n_feet],
                 last_sane: torso_pos,
                 slip: vec![None; n_parts],
-                stretch: super::stretch::Stretch::new(&model_for_stretch),
+                stretch,
             },
         );
         self.mark_ghosts(handle);

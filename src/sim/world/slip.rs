@@ -35,9 +35,11 @@ impl World {
         }
         let ground = self.ground_body;
         let at_step_start = self.cfg.slip_contacts_at_step_start;
+        // One buffer for every part's points (at most a few each).
+        let mut points: Vec<Vector3<f32>> = Vec::new();
         for r in self.robots.values_mut() {
             for part in 0..r.bodies.len() {
-                let mut points: Vec<Vector3<f32>> = Vec::new();
+                points.clear();
                 if let Some(Some(ch)) = r.colliders.get(part).copied() {
                     if at_step_start {
                         if let (Some(c), Some(b)) =
