@@ -15,6 +15,7 @@ mod replay;
 mod slip;
 mod standing;
 mod state;
+mod stops;
 mod stretch;
 mod traces;
 mod velocity;

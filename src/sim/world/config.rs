@@ -65,6 +65,29 @@ pub struct PhysicsConfig {
     /// Default 0.2 (a type-3 beam 4 cm into the ground rolls the ankles by
     /// up to ~10°; they must recover).
     pub motor_anchor_resync: f32,
+    /// Joint stops as the reference has them (`src/sim/world/stops.rs`):
+    /// active for a step that starts at or beyond a limit, the motor then a
+    /// plain torque (full into the stop, `joint_stop_fudge` of it away from
+    /// it) and the joint free of rapier's hinge damping, a one-sided row
+    /// with error reduction and bounce; inside the range the motor is not
+    /// clamped at the limits. One step from the reference's states a foot
+    /// resting on its stop and commanded away then swings as the
+    /// reference's does (8.1° against its 8.3°, rapier's limits: the
+    /// commanded 2.7°). Default false: replayed open-loop, the gaits come
+    /// out no closer (one get-up more ends lying; whether the stop acts
+    /// hinges on angles the recorded traces round to 0.01°), so rapier's
+    /// limits stay (the motor's speed clamped so that the joint lands on
+    /// the limit, a row only beyond it).
+    pub reference_joint_stops: bool,
+    /// Fraction of a stop's violation removed per step. Default 0.8, the
+    /// reference's stop ERP.
+    pub joint_stop_erp: f32,
+    /// Restitution of a joint moving into its stop. Default 1, the
+    /// reference's stop bounce.
+    pub joint_stop_bounce: f32,
+    /// Fraction of the maximum torque the motor has at an active stop when
+    /// commanded away from it. Default 1e-5, the reference's fudge factor.
+    pub joint_stop_fudge: f32,
     /// Apply the 0.7.3 rule: ignore a speed command while the joint is not
     /// strictly inside its limits. Default false (0.7.1 behaviour).
     pub ignore_commands_outside_range: bool,
@@ -146,6 +169,15 @@ pub struct PhysicsConfig {
     /// light link bodies heavier to the solver about their hinge only.
     /// Default 0 (the reference has none).
     pub joint_armature: f32,
+    /// Viscous damping of every hinge of a multibody robot, N·m·s/rad,
+    /// applied implicitly (it adds damping × step to the hinge's diagonal
+    /// of the mass matrix). The reference's hinges have none, but rapier's
+    /// iterative solver needs it: without it the light link bodies (5e-6
+    /// kg·m²) leave the motor rows unconverged in 100 sweeps (held joints
+    /// 0.8–3° off the reference's after 1 s, against 0.2°) and every gait
+    /// replays further from the reference (RESULTS.md). Default 0.1,
+    /// rapier's own; a joint at an active reference stop has none.
+    pub joint_damping: f32,
     /// Emulation of the reference's joints stretching under fast motion
     /// (`src/sim/world/stretch.rs`): the fraction of a joint's separation
     /// removed per step, as the reference's ERP. 0 = rigid joints.
@@ -172,6 +204,10 @@ impl Default for PhysicsConfig {
             motor_anchor_erp: 0.5,
             motor_anchor_resync: 0.2,
             ignore_commands_outside_range: false,
+            reference_joint_stops: false,
+            joint_stop_erp: 0.8,
+            joint_stop_bounce: 1.0,
+            joint_stop_fudge: 1e-5,
             robot_friction: 1.0,
             ball_friction: 1.0,
             ball_restitution: 0.75,
@@ -193,6 +229,7 @@ impl Default for PhysicsConfig {
             allow_sleep: false,
             min_part_inertia: 0.0,
             joint_armature: 0.0,
+            joint_damping: 0.1,
             joint_stretch_erp: 0.2,
             stabilization_iterations: 2,
             warmstart_coefficient: 1.0,

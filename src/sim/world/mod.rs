@@ -58,6 +58,7 @@ mod relocate;
 mod robots;
 mod slip;
 mod state;
+mod stops;
 mod stretch;
 
 pub use config::{JointKind, PhysicsConfig};
@@ -161,6 +162,9 @@ pub struct World {
     ghosts: BTreeSet<(RobotHandle, RobotHandle)>,
     /// Robots the run-away guard rebuilt during the last step.
     recovered: BTreeSet<RobotHandle>,
+    /// Bodies that carry a motor's torque at an active joint stop for the
+    /// coming step (cleared before the next one).
+    stop_torqued: Vec<RigidBodyHandle>,
 }
 
 impl World {
@@ -295,6 +299,7 @@ impl World {
             robot_pairs: BTreeSet::new(),
             ghosts: BTreeSet::new(),
             recovered: BTreeSet::new(),
+            stop_torqued: Vec::new(),
         })
     }
 

@@ -3,9 +3,10 @@
 //! joint stopped) and the joint angle read from the bodies.
 
 use nalgebra::{UnitQuaternion, Vector3};
-use rapier3d::prelude::{GenericJoint, JointAxesMask, JointAxis};
+use rapier3d::prelude::{GenericJoint, JointAxesMask, JointAxis, RigidBodyHandle};
 
-use super::convert::from_rot;
+use super::convert::{from_rot, to_vec};
+use super::stops;
 use super::{JointRef, RobotHandle, World};
 
 /// Signed hinge angle (rad) of `child` relative to `parent` about `axis`
@@ -131,6 +132,18 @@ impl World {
         // are built once from the positions it starts from.
         let prune_limits = self.params.num_solver_iterations == 1;
         let inv_dt = self.params.inv_dt();
+        let reference_stops = self.cfg.reference_joint_stops;
+        let stop_settings = (self.cfg.joint_stop_erp, self.cfg.joint_stop_bounce);
+        let fudge = self.cfg.joint_stop_fudge;
+        let joint_damping = self.cfg.joint_damping;
+        for b in self.stop_torqued.drain(..) {
+            if let Some(rb) = self.bodies.get_mut(b) {
+                rb.reset_torques(false);
+            }
+        }
+        // (parent, child, hinge axis in the parent's frame, torque N·m).
+        let mut stop_torques: Vec<(RigidBodyHandle, RigidBodyHandle, Vector3<f32>, f32)> =
+            Vec::new();
         let handles: Vec<RobotHandle> = self.robots.keys().copied().collect();
         for h in handles {
             let n = self.robots.get(&h).map(|r| r.joints.len()).unwrap_or(0);
@@ -170,28 +183,87 @@ impl World {
                         }
                     }
                     JointRef::Multibody(mh) => {
-                        let link = self
-                            .multibody_joints
-                            .get_mut(mh)
-                            .and_then(|(mb, link)| mb.link_mut(link));
-                        if let Some(l) = link {
-                            let angle = l.joint.coords()[HINGE_COORD];
+                        let Some((mb, link)) = self.multibody_joints.get_mut(mh) else {
+                            continue;
+                        };
+                        let Some((dof, angle)) = mb
+                            .link(link)
+                            .map(|l| (l.assembly_id(), l.joint.coords()[HINGE_COORD]))
+                        else {
+                            continue;
+                        };
+                        let rate = mb.generalized_velocity().get(dof).copied().unwrap_or(0.0);
+                        let stop = if reference_stops {
+                            stops::active_stop(angle, lo, hi)
+                        } else {
+                            None
+                        };
+                        // A joint at an active stop is left free by its
+                        // motor; rapier's hinge damping (a conditioning aid
+                        // for the iterative solver, see `joint_damping`)
+                        // would then be the only thing holding it.
+                        if reference_stops {
+                            if let Some(d) = mb.damping_mut().get_mut(dof) {
+                                *d = if stop.is_some() { 0.0 } else { joint_damping };
+                            }
+                        }
+                        let Some(l) = mb.link_mut(link) else {
+                            continue;
+                        };
+                        let data = &mut l.joint.data;
+                        if !reference_stops {
                             let v = if prune_limits {
-                                limit_row_or_clamp(&mut l.joint.data, angle, v, inv_dt)
+                                limit_row_or_clamp(data, angle, v, inv_dt)
                             } else {
                                 v
                             };
-                            l.joint.data.set_motor(
-                                JointAxis::AngX,
-                                reference,
-                                v,
-                                stiffness,
-                                damping,
-                            );
+                            data.set_motor(JointAxis::AngX, reference, v, stiffness, damping);
+                            continue;
+                        }
+                        match stop {
+                            Some(stop) => {
+                                data.motor_axes.remove(JointAxesMask::ANG_X);
+                                let limits = stops::stop_row_limits(
+                                    stop,
+                                    angle,
+                                    (lo, hi),
+                                    rate,
+                                    stop_settings,
+                                    step_dt,
+                                    data.softness.erp_inv_dt(step_dt),
+                                );
+                                data.limits[HINGE_COORD].min = limits[0];
+                                data.limits[HINGE_COORD].max = limits[1];
+                                data.limit_axes |= JointAxesMask::ANG_X;
+                                let torque = stops::motor_torque(stop, v, jd.max_torque, fudge);
+                                stop_torques.push((
+                                    r.bodies[jd.parent],
+                                    r.bodies[jd.child],
+                                    jd.axis.into_inner(),
+                                    torque,
+                                ));
+                            }
+                            None => {
+                                data.limit_axes.remove(JointAxesMask::ANG_X);
+                                data.set_motor(JointAxis::AngX, reference, v, stiffness, damping);
+                            }
                         }
                     }
                 }
             }
+        }
+        for (parent, child, axis, torque) in stop_torques {
+            let Some(rot) = self.bodies.get(parent).map(|b| from_rot(b.rotation())) else {
+                continue;
+            };
+            let t = rot * axis * torque;
+            if let Some(rb) = self.bodies.get_mut(child) {
+                rb.add_torque(to_vec(&t), false);
+            }
+            if let Some(rb) = self.bodies.get_mut(parent) {
+                rb.add_torque(to_vec(&(-t)), false);
+            }
+            self.stop_torqued.extend([parent, child]);
         }
     }
 

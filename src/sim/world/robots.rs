@@ -141,16 +141,19 @@ impl World {
                 )),
             }
         }
-        if cfg.joint_armature > 0.0 {
-            for j in &joints {
-                let JointRef::Multibody(mh) = j else {
-                    continue;
-                };
-                if let Some((mb, link)) = self.multibody_joints.get_mut(*mh) {
-                    if let Some(dof) = mb.link(link).map(|l| l.assembly_id()) {
-                        if let Some(a) = mb.armature_mut().get_mut(dof) {
-                            *a = cfg.joint_armature;
-                        }
+        // Rapier gives every hinge of a multibody a damping of its own
+        // (0.1 N·m·s/rad, implicit); the reference's hinges have none.
+        for j in &joints {
+            let JointRef::Multibody(mh) = j else {
+                continue;
+            };
+            if let Some((mb, link)) = self.multibody_joints.get_mut(*mh) {
+                if let Some(dof) = mb.link(link).map(|l| l.assembly_id()) {
+                    if let Some(d) = mb.damping_mut().get_mut(dof) {
+                        *d = cfg.joint_damping;
+                    }
+                    if let Some(a) = mb.armature_mut().get_mut(dof) {
+                        *a = cfg.joint_armature;
                     }
                 }
             }

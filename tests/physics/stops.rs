@@ -1,0 +1,105 @@
+//! Joint stops as the reference has them (`reference_joint_stops`): a
+//! joint that starts a step on its stop and is commanded away is left to
+//! the body's motion by its motor. In the reference's walk g_walk_t0 the
+//! left ankle reaches its 75° stop at row 109; in the next step it is
+//! commanded 2.65° back but swings 8.34°, because the leg accelerates
+//! forward under the light foot.
+
+use nalgebra::Vector3;
+use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotState};
+
+use crate::replay::{apply, gaits_dir, recorded_state, start, Scenario};
+
+/// The left ankle's travel (°) in the step from recorded row 109 to row
+/// 110 of g_walk_t0, with `cfg`; and the reference's.
+fn ankle_travel_off_its_stop(cfg: &PhysicsConfig) -> (f32, f32) {
+    let sc = Scenario::load(&gaits_dir(), "g_walk_t0");
+    let (mut w, h) = start(cfg, &sc.script);
+    let m = w.robot_model(h).clone();
+    let names: Vec<String> = m.joints.iter().map(|j| j.perceptor.to_string()).collect();
+    let ankle = names
+        .iter()
+        .position(|n| n == "llj5")
+        .expect("the robot has a left ankle pitch");
+    let recorded = sc.trace.column("hj_llj5");
+    assert!(
+        (recorded[109] - 75.0).abs() < 0.01,
+        "the trace's ankle should rest on its stop at row 109"
+    );
+    // The recorded states up to row 109, each with the joints'
+    // separations the recorded motion built up (the joint stretch: the
+    // stance foot is then where the reference's is).
+    let mut states: Vec<RobotState> = (1..=109).map(|i| recorded_state(&sc, &names, i)).collect();
+    let mut poses = Vec::with_capacity(states.len());
+    for s in &states {
+        w.set_robot_state(h, s).expect("a recorded state");
+        poses.push(
+            (0..m.parts.len())
+                .map(|p| w.part_pose(h, p))
+                .collect::<Vec<_>>(),
+        );
+    }
+    let mut e = vec![Vector3::zeros(); m.joints.len()];
+    for i in 1..states.len() {
+        for (e, d) in e
+            .iter_mut()
+            .zip(joint_drift(&m, &poses[i - 1], &poses[i], 0.02))
+        {
+            *e = *e * (1.0 - cfg.joint_stretch_erp) + d;
+        }
+        states[i].joint_separations = e.clone();
+    }
+    // One-step windows from rows 99..108, so that the solver's memory
+    // (warm start, held angles, contacts) is that of a run; then the step
+    // from row 109.
+    for step in 0..100 {
+        apply(&mut w, h, &sc.script, step);
+    }
+    for row in 99..=109 {
+        w.set_robot_state(h, &states[row - 1])
+            .expect("a recorded state");
+        apply(&mut w, h, &sc.script, row + 1);
+        if row < 109 {
+            w.step();
+        }
+    }
+    let before = w.joint_angle_deg(h, ankle);
+    w.step();
+    (
+        w.joint_angle_deg(h, ankle) - before,
+        (recorded[110] - recorded[109]) as f32,
+    )
+}
+
+#[test]
+fn a_foot_resting_on_its_stop_and_commanded_away_swings_as_in_the_reference() {
+    // With or without rapier's hinge damping on the other hinges (the
+    // joint at its stop has none).
+    for (damping, tolerance) in [(0.0, 1.0), (PhysicsConfig::default().joint_damping, 1.0)] {
+        let cfg = PhysicsConfig {
+            reference_joint_stops: true,
+            joint_damping: damping,
+            ..PhysicsConfig::default()
+        };
+        let (ours, reference) = ankle_travel_off_its_stop(&cfg);
+        eprintln!(
+            "hinge damping {damping}: ankle travel off its stop: ours {ours:.2}°, reference {reference:.2}°"
+        );
+        assert!(
+            (ours - reference).abs() < tolerance,
+            "hinge damping {damping}: the ankle should swing {reference:.2}° as the reference's, not {ours:.2}°"
+        );
+    }
+}
+
+#[test]
+fn with_rapiers_limits_a_foot_on_its_stop_follows_its_command() {
+    let (ours, reference) = ankle_travel_off_its_stop(&PhysicsConfig::default());
+    eprintln!("ankle travel off its stop: ours {ours:.2}°, reference {reference:.2}°");
+    // The commanded travel is 2.65° (a velocity motor holds it).
+    assert!(
+        (ours + 2.65).abs() < 0.5,
+        "rapier's limits keep the motor on: {ours:.2}° instead of -2.65°"
+    );
+    assert!((ours - reference).abs() > 4.0);
+}
