@@ -709,3 +709,20 @@ pub fn recorded_state(sc: &Scenario, joint_names: &[String], i: usize) -> RobotS
         joint_separations: Vec::new(),
     }
 }
+
+/// Every part's pose (forward kinematics) in each of `states`, for the
+/// robot `h` of `w` (left in the last state).
+pub fn part_poses(
+    w: &mut World,
+    h: RobotHandle,
+    states: &[RobotState],
+) -> Vec<Vec<Isometry3<f32>>> {
+    let parts = w.robot_model(h).parts.len();
+    states
+        .iter()
+        .map(|s| {
+            w.set_robot_state(h, s).expect("a recorded state");
+            (0..parts).map(|p| w.part_pose(h, p)).collect()
+        })
+        .collect()
+}

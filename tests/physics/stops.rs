@@ -8,7 +8,7 @@
 use nalgebra::Vector3;
 use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotState};
 
-use crate::replay::{apply, gaits_dir, recorded_state, start, Scenario};
+use crate::replay::{apply, gaits_dir, part_poses, recorded_state, start, Scenario};
 
 /// The left ankle's travel (°) in the step from recorded row 109 to row
 /// 110 of g_walk_t0, with `cfg`; and the reference's.
@@ -30,15 +30,7 @@ fn ankle_travel_off_its_stop(cfg: &PhysicsConfig) -> (f32, f32) {
     // separations the recorded motion built up (the joint stretch: the
     // stance foot is then where the reference's is).
     let mut states: Vec<RobotState> = (1..=109).map(|i| recorded_state(&sc, &names, i)).collect();
-    let mut poses = Vec::with_capacity(states.len());
-    for s in &states {
-        w.set_robot_state(h, s).expect("a recorded state");
-        poses.push(
-            (0..m.parts.len())
-                .map(|p| w.part_pose(h, p))
-                .collect::<Vec<_>>(),
-        );
-    }
+    let poses = part_poses(&mut w, h, &states);
     let mut e = vec![Vector3::zeros(); m.joints.len()];
     for i in 1..states.len() {
         for (e, d) in e

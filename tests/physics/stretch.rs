@@ -8,7 +8,7 @@ use nalgebra::Vector3;
 use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotState};
 
 use super::util::{reference_setup, world};
-use crate::replay::{gaits_dir, recorded_state, start, Scenario};
+use crate::replay::{gaits_dir, part_poses, recorded_state, start, Scenario};
 
 #[test]
 fn the_reference_legs_stretch_as_its_first_order_integration_predicts() {
@@ -28,15 +28,7 @@ fn the_reference_legs_stretch_as_its_first_order_integration_predicts() {
         .collect();
     let n = states.len().min(parts.len());
     // The parts' poses by forward kinematics of each recorded row.
-    let mut poses = Vec::with_capacity(n);
-    for s in &states[..n] {
-        w.set_robot_state(h, s).expect("a recorded state");
-        poses.push(
-            (0..m.parts.len())
-                .map(|p| w.part_pose(h, p))
-                .collect::<Vec<_>>(),
-        );
-    }
+    let poses = part_poses(&mut w, h, &states[..n]);
     let mut e = vec![Vector3::zeros(); m.joints.len()];
     let (mut rigid_sq, mut stretched_sq, mut count) = (0.0f64, 0.0f64, 0usize);
     for i in 2..n {
