@@ -192,11 +192,15 @@ impl World {
                         else {
                             continue;
                         };
-                        let rate = mb.generalized_velocity().get(dof).copied().unwrap_or(0.0);
                         let stop = if reference_stops {
                             stops::active_stop(angle, lo, hi)
                         } else {
                             None
+                        };
+                        // The joint's rate only matters to an active stop.
+                        let rate = match stop {
+                            Some(_) => mb.generalized_velocity().get(dof).copied().unwrap_or(0.0),
+                            None => 0.0,
                         };
                         // A joint at an active stop is left free by its
                         // motor; rapier's hinge damping (a conditioning aid
