@@ -16,7 +16,9 @@
 //! tool's check: the error must then be close to zero). `--joints`
 //! prints the error per joint and scenario; `--steps` every window's
 //! first step per joint as CSV: scenario, row, joint, then the commanded,
-//! the reference's and our travel in that step (deg). With the joint
+//! the reference's and our travel in that step (deg); with it also, per
+//! step, the foot loads (`feet,…`) and the signed torso rotation error
+//! about the field's axes (`rot,scenario,row,x,y,z`, deg). With the joint
 //! stretch emulation on (the default), each start state carries the
 //! joints' separations the recorded motion built up, so our feet start
 //! where the reference's are. `--anchor-feet` instead shifts the torso so
@@ -27,7 +29,9 @@ mod replay;
 
 use nalgebra::Isometry3;
 use nalgebra::{Matrix3, Rotation3, UnitQuaternion, Vector3};
-use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotHandle, RobotState, World};
+use rcss3d::sim::world::{
+    joint_drift, joint_misalignment_drift, PhysicsConfig, RobotHandle, RobotState, World,
+};
 
 /// A recorded trajectory in the form the tool needs: per row, torso
 /// pose, joint angles (rad), foot loads, ball position.
@@ -42,6 +46,9 @@ struct Rows {
     /// Per row: the joints' separations the recorded motion built up
     /// (empty when the stretch emulation is off).
     separations: Vec<Vec<Vector3<f32>>>,
+    /// Per row: the joints' misalignments the recorded motion built up
+    /// (empty when that emulation is off).
+    misalignments: Vec<Vec<Vector3<f32>>>,
 }
 
 const H: f32 = 0.02;
@@ -94,6 +101,7 @@ impl Rows {
                 l.into_iter().zip(r).map(|(l, r)| [l, r]).collect()
             }),
             separations: Vec::new(),
+            misalignments: Vec::new(),
         }
     }
 
@@ -122,6 +130,7 @@ impl Rows {
                     .collect(),
             ),
             separations: Vec::new(),
+            misalignments: Vec::new(),
         }
     }
 
@@ -141,6 +150,7 @@ impl Rows {
                 .map(|(a, b)| (a - b) / H)
                 .collect(),
             joint_separations: self.separations.get(i).cloned().unwrap_or_default(),
+            joint_misalignments: self.misalignments.get(i).cloned().unwrap_or_default(),
         }
     }
 
@@ -148,7 +158,7 @@ impl Rows {
     /// the parts' poses by forward kinematics of each row, the drift of
     /// each step from them, the fraction `erp` removed per step (as the
     /// world does).
-    fn add_separations(&mut self, w: &mut World, h: RobotHandle, erp: f32) {
+    fn add_separations(&mut self, w: &mut World, h: RobotHandle, erp: f32, misalign: bool) {
         let m = w.robot_model(h).clone();
         let mut poses: Vec<Vec<Isometry3<f32>>> = Vec::with_capacity(self.torso_p.len());
         for i in 1..self.torso_p.len() {
@@ -158,12 +168,25 @@ impl Rows {
             poses.push((0..m.parts.len()).map(|p| w.part_pose(h, p)).collect());
         }
         let mut e = vec![Vector3::zeros(); m.joints.len()];
+        let mut turn = e.clone();
         self.separations = vec![e.clone(), e.clone()];
+        if misalign {
+            self.misalignments = self.separations.clone();
+        }
         for pair in poses.windows(2) {
             for (e, d) in e.iter_mut().zip(joint_drift(&m, &pair[0], &pair[1], H)) {
                 *e = *e * (1.0 - erp) + d;
             }
             self.separations.push(e.clone());
+            if misalign {
+                for (e, d) in turn
+                    .iter_mut()
+                    .zip(joint_misalignment_drift(&m, &pair[0], &pair[1], H))
+                {
+                    *e = *e * (1.0 - erp) + d;
+                }
+                self.misalignments.push(turn.clone());
+            }
         }
     }
 }
@@ -285,13 +308,16 @@ fn evaluate(
         None => panic!("no part {name}"),
     };
     let (lfoot, rfoot) = (part("lfoot"), part("rfoot"));
+    if std::env::var("DBG_ALL").is_ok() {
+        eprintln!("SCEN {} {lfoot} {rfoot}", sc.name);
+    }
     let mut rows = if self_check {
         Rows::from_run(&replay::run(cfg, &sc.script, sc.trace.len()))
     } else {
         Rows::from_trace(sc, &names)
     };
     if cfg.joint_stretch_erp > 0.0 {
-        rows.add_separations(&mut w, h, cfg.joint_stretch_erp);
+        rows.add_separations(&mut w, h, cfg.joint_stretch_erp, cfg.joint_misalignment);
     }
     let n = rows.torso_p.len();
     let mut accs = vec![
@@ -330,6 +356,9 @@ fn evaluate(
         }
         for (k, a) in accs.iter_mut().enumerate() {
             let row = i + 1 + k;
+            if std::env::var("DBG_ALL").is_ok() {
+                eprintln!("ROW {row}");
+            }
             replay::apply(&mut w, h, &sc.script, row);
             w.step();
             a.n += 1;
@@ -352,6 +381,18 @@ fn evaluate(
             let t = w.part_pose(h, m.torso);
             a.pos += (t.translation.vector - rows.torso_p[row]).norm() as f64;
             a.rot += (t.rotation.angle_to(&rows.torso_r[row]) as f64).to_degrees();
+            if steps {
+                // Signed torso rotation error (ours relative to the
+                // reference's, field axes, deg).
+                let e = (t.rotation * rows.torso_r[row].inverse()).scaled_axis();
+                lines.push(format!(
+                    "rot,{},{row},{:.3},{:.3},{:.3}",
+                    sc.name,
+                    e.x.to_degrees(),
+                    e.y.to_degrees(),
+                    e.z.to_degrees()
+                ));
+            }
             let got = replay::foot_loads(&w, h);
             if steps && k == 0 {
                 lines.push(format!(

@@ -9,6 +9,13 @@
 //!
 //! Each RON argument is a `physics:` section (fields not given keep their
 //! defaults); with none, the defaults are replayed.
+//!
+//! `--shifts N` replays every scenario N times, the beam moved 1 mm
+//! further along x each time: physically the same start on the flat
+//! field, numerically another (rounding), so the outcome of a replay that
+//! hinges on the smallest disturbance shows as a rate. It prints per
+//! scenario the share of replays that pass and the mean walked distance
+//! or ball travel against the reference's.
 
 #[path = "../tests/physics/replay.rs"]
 mod replay;
@@ -18,8 +25,12 @@ use rcss3d::sim::world::PhysicsConfig;
 fn main() {
     let mut prefix = String::from("");
     let mut configs: Vec<(String, PhysicsConfig)> = Vec::new();
-    for a in std::env::args().skip(1) {
-        if a.starts_with('(') {
+    let mut shifts = 0usize;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--shifts" {
+            shifts = args.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+        } else if a.starts_with('(') {
             match ron::from_str::<PhysicsConfig>(&a) {
                 Ok(c) => configs.push((a, c)),
                 Err(e) => {
@@ -45,10 +56,78 @@ fn main() {
     }
     for (label, cfg) in &configs {
         let t0 = std::time::Instant::now();
+        if shifts > 0 {
+            print_rates(label, cfg, &scenarios, shifts);
+            println!("({:.1} s)\n", t0.elapsed().as_secs_f64());
+            continue;
+        }
         let rows: Vec<replay::Comparison> =
             scenarios.iter().map(|s| replay::replay(cfg, s)).collect();
         println!("## {label}  ({:.1} s)\n", t0.elapsed().as_secs_f64());
         println!("{}", replay::table(&rows));
         println!("{}\n", replay::summary(&rows));
     }
+}
+
+/// Whether a replay ends as the reference's: a walk up after at least
+/// 85 % of its distance, a get-up upright, a kick's ball at least half as
+/// far (the acceptance's outcome criteria; a stand always holds).
+fn outcome_holds(c: &replay::Comparison) -> bool {
+    let n = &c.name;
+    if n.starts_with("g_walk") {
+        c.fall.0.is_none() && c.walked.0 >= 0.85 * c.walked.1
+    } else if n.starts_with("g_getup") {
+        replay::ends_upright(c)
+    } else if n.starts_with("g_kick") {
+        c.ball_moved.0 >= 0.5 * c.ball_moved.1
+    } else {
+        true
+    }
+}
+
+/// Replays every scenario `n` times from beams 1 mm apart and prints the
+/// outcome's pass rate per scenario and kind.
+fn print_rates(label: &str, cfg: &PhysicsConfig, scenarios: &[replay::Scenario], n: usize) {
+    println!("## {label}, {n} shifted replays each\n");
+    println!("| scenario | passed | mean ratio to the reference | range, m |\n|---|---|---|---|");
+    let mut kinds: Vec<(String, usize, usize)> = Vec::new();
+    for sc in scenarios {
+        let rows: Vec<replay::Comparison> = (0..n)
+            .map(|k| replay::replay_shifted(cfg, sc, 0.001 * k as f32))
+            .collect();
+        let passed = rows.iter().filter(|c| outcome_holds(c)).count();
+        let ratio = rows
+            .iter()
+            .map(|c| {
+                if c.name.starts_with("g_kick") {
+                    c.ball_moved.0 / c.ball_moved.1
+                } else {
+                    c.walked.0 / c.walked.1
+                }
+            })
+            .sum::<f64>()
+            / n as f64;
+        let kick = sc.name.starts_with("g_kick");
+        let spread = rows
+            .iter()
+            .map(|c| if kick { c.ball_moved.0 } else { c.walked.0 })
+            .fold((f64::MAX, f64::MIN), |(lo, hi), x| (lo.min(x), hi.max(x)));
+        println!(
+            "| {} | {passed}/{n} | {ratio:.2} | {:.2}–{:.2} |",
+            sc.name, spread.0, spread.1
+        );
+        let kind = sc.name.split('_').take(2).collect::<Vec<_>>().join("_");
+        match kinds.iter_mut().find(|(k, _, _)| *k == kind) {
+            Some((_, p, t)) => {
+                *p += passed;
+                *t += n;
+            }
+            None => kinds.push((kind, passed, n)),
+        }
+    }
+    let total: Vec<String> = kinds
+        .iter()
+        .map(|(k, p, t)| format!("{k} {p}/{t}"))
+        .collect();
+    println!("\npassed: {}", total.join(", "));
 }

@@ -200,6 +200,13 @@ pub const TRACKED_PARTS: [&str; 3] = ["torso", "lfoot", "rfoot"];
 /// spot, 10 warm-up cycles, beam to (−5, 0) facing +x); the next step
 /// produces row 1.
 pub fn start(cfg: &PhysicsConfig, script: &Script) -> (World, RobotHandle) {
+    start_shifted(cfg, script, 0.0)
+}
+
+/// As [`start`], with the beam `shift` metres further along the field's
+/// x axis: the same physics on the flat field, with other rounding, so a
+/// replay's sensitivity to the smallest disturbance can be measured.
+pub fn start_shifted(cfg: &PhysicsConfig, script: &Script, shift: f32) -> (World, RobotHandle) {
     let mut w = match World::new(cfg) {
         Ok(w) => w,
         Err(e) => panic!("World::new: {e}"),
@@ -208,7 +215,7 @@ pub fn start(cfg: &PhysicsConfig, script: &Script) -> (World, RobotHandle) {
     for _ in 0..10 {
         w.step();
     }
-    w.place_robot(h, Vector3::new(-5.0, 0.0, 0.4), 0.0);
+    w.place_robot(h, Vector3::new(-5.0 + shift, 0.0, 0.4), 0.0);
     (w, h)
 }
 
@@ -237,7 +244,13 @@ pub fn apply(w: &mut World, h: RobotHandle, script: &Script, step: usize) {
 
 /// Replays `script` on a fresh world with `cfg` for `rows` steps.
 pub fn run(cfg: &PhysicsConfig, script: &Script, rows: usize) -> Run {
-    let (mut w, h) = start(cfg, script);
+    run_shifted(cfg, script, rows, 0.0)
+}
+
+/// As [`run`], from a beam `shift` metres further along x (see
+/// [`start_shifted`]); the recorded positions are moved back by it.
+pub fn run_shifted(cfg: &PhysicsConfig, script: &Script, rows: usize, shift: f32) -> Run {
+    let (mut w, h) = start_shifted(cfg, script, shift);
     let m = w.robot_model(h).clone();
     let mut out = Run {
         torso: Vec::with_capacity(rows),
@@ -257,23 +270,29 @@ pub fn run(cfg: &PhysicsConfig, script: &Script, rows: usize) -> Run {
         Some(i) => i,
         None => panic!("the model has no part {name}"),
     });
+    let back = Vector3::new(shift as f64, 0.0, 0.0);
     for step in 0..rows {
         apply(&mut w, h, script, step);
+        for (s, pos, _) in &script.ball {
+            if let (true, Some(p)) = (*s == step, pos) {
+                w.set_ball_position(p + Vector3::new(shift, 0.0, 0.0));
+            }
+        }
         w.step();
         let t = w.part_pose(h, m.torso);
-        out.torso.push(t.translation.vector.cast());
+        out.torso.push(t.translation.vector.cast() - back);
         out.torso_up.push((t.rotation * Vector3::z()).z as f64);
         let facing = t.rotation * Vector3::y();
         out.torso_heading.push(facing.y.atan2(facing.x) as f64);
         out.torso_rot.push(t.rotation);
-        out.ball.push(w.ball_position().cast());
+        out.ball.push(w.ball_position().cast() - back);
         for (j, (_, v)) in out.joints.iter_mut().enumerate() {
             v.push(w.joint_angle_deg(h, j) as f64);
         }
         let (l, r) = foot_loads(&w, h);
         out.foot_fz.push((l as f64, r as f64));
         out.parts
-            .push(tracked.map(|i| w.part_pose(h, i).translation.vector.cast()));
+            .push(tracked.map(|i| w.part_pose(h, i).translation.vector.cast() - back));
     }
     out
 }
@@ -488,7 +507,12 @@ fn part_error(reference: &Trace, ours: &Run, rows: usize) -> f64 {
 
 /// Replays and compares one scenario.
 pub fn replay(cfg: &PhysicsConfig, sc: &Scenario) -> Comparison {
-    let ours = run(cfg, &sc.script, sc.trace.len());
+    replay_shifted(cfg, sc, 0.0)
+}
+
+/// As [`replay`], from a beam `shift` metres further along x.
+pub fn replay_shifted(cfg: &PhysicsConfig, sc: &Scenario, shift: f32) -> Comparison {
+    let ours = run_shifted(cfg, &sc.script, sc.trace.len(), shift);
     compare(sc, &ours)
 }
 
@@ -707,6 +731,7 @@ pub fn recorded_state(sc: &Scenario, joint_names: &[String], i: usize) -> RobotS
         joint_rates: q.iter().zip(&q0).map(|(a, b)| (a - b) / 0.02).collect(),
         joint_angles: q,
         joint_separations: Vec::new(),
+        joint_misalignments: Vec::new(),
     }
 }
 

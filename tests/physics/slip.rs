@@ -186,3 +186,45 @@ fn a_part_touching_at_one_point_turns_freely_about_the_vertical() {
         blocked.len()
     );
 }
+
+/// The foot sensors read the whole ground force, friction included
+/// (nao-model.md §6.4): feet pushed forward while creeping steadily feel
+/// the ground pushing them back just as hard.
+#[test]
+fn foot_sensors_read_the_grounds_tangential_push() {
+    let mut w = world_with(&PhysicsConfig::default());
+    let h = reference_setup(&mut w, 0);
+    for _ in 0..50 {
+        w.step();
+    }
+    let m = w.robot_model(h).clone();
+    let per_foot = 4.0f32;
+    for s in &m.foot_sensors {
+        w.set_part_force(h, s.part, Vector3::new(per_foot, 0.0, 0.0));
+    }
+    let mut sum = Vector3::zeros();
+    let steps = 25;
+    for _ in 0..25 {
+        w.step();
+    }
+    for _ in 0..steps {
+        w.step();
+        for (i, s) in m.foot_sensors.iter().enumerate() {
+            let (_, f) = w.foot_force(h, i).expect("a standing foot touches");
+            sum += w.part_pose(h, s.part).rotation * f;
+        }
+    }
+    let mean = sum / steps as f32;
+    let push = per_foot * m.foot_sensors.len() as f32;
+    eprintln!("feet pushed with {push} N along x: sensors read {mean:.2?} N (field frame)");
+    assert!(
+        (mean.x + push).abs() < 0.1 * push,
+        "the sensors read {:.2} N along x against the {push} N push",
+        mean.x
+    );
+    assert!(
+        mean.y.abs() < 0.1 * push,
+        "sideways {:.2} N on a straight push",
+        mean.y
+    );
+}

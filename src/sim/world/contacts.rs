@@ -165,7 +165,8 @@ impl World {
     /// Contact centre and force on a foot sensor during the last step, both
     /// in the foot's local frame (centre relative to the foot centre);
     /// `None` without contact (agent-protocol.md §3.9). The force is the
-    /// normal contact force (see the module notes).
+    /// contacts' normal force plus, on the ground, the slip joint's
+    /// tangential force (`slip.rs`).
     pub fn foot_force(
         &self,
         h: RobotHandle,

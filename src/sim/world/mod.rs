@@ -36,7 +36,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use nalgebra::{Isometry3, Vector3};
+use nalgebra::{Isometry3, UnitQuaternion, Vector3};
 use rapier3d::prelude::{
     ActiveHooks, CCDSolver, CoefficientCombineRule, ColliderBuilder, ColliderHandle, ColliderSet,
     DefaultBroadPhase, ImpulseJointHandle, ImpulseJointSet, IntegrationParameters, IslandManager,
@@ -67,7 +67,7 @@ use convert::{from_pose, from_rot, from_vec, to_pose, to_vec};
 pub use field::FieldSize;
 use field::{read_field, shape_of, BallDesc};
 pub use state::{RobotState, StateError};
-pub use stretch::joint_drift;
+pub use stretch::{joint_drift, joint_misalignment_drift};
 
 /// Identifies a robot in the [`World`]. Handles are never reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -353,6 +353,7 @@ impl World {
             self.stretch_after_step();
             self.recover_runaways();
             self.collect_contacts();
+            self.collect_slip_forces();
         }
         self.release_ghosts();
         let cycle = self.cfg.cycle_dt;
@@ -407,6 +408,10 @@ impl World {
             .map(|b| from_pose(b.position()))
             .unwrap_or_else(Isometry3::identity);
         pose.translation.vector += r.stretch.offset(part);
+        let turn = r.stretch.turn(part);
+        if turn != UnitQuaternion::identity() {
+            pose.rotation = turn * pose.rotation;
+        }
         pose
     }
 

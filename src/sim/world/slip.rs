@@ -111,6 +111,57 @@ impl World {
     }
 }
 
+impl World {
+    /// Adds the slip joints' tangential forces of the step just taken to
+    /// the foot sensors: the reference's foot sensors read the whole
+    /// contact force, friction included (nao-model.md §6.4), and here the
+    /// friction is the slip joint's, not the contacts'. The force acts at
+    /// the joint's anchor (the centre of the part's contact points) and
+    /// weighs into the sensor's contact centre by its magnitude, as a
+    /// contact point's force does.
+    pub(super) fn collect_slip_forces(&mut self) {
+        if self.cfg.ground_slip_damping <= 0.0 {
+            return;
+        }
+        for r in self.robots.values_mut() {
+            for (sensor, desc) in r.model.foot_sensors.iter().enumerate() {
+                let Some(Some(jh)) = r.slip.get(desc.part).copied() else {
+                    continue;
+                };
+                let (Some(joint), Some(foot)) = (
+                    self.impulse_joints.get(jh),
+                    self.bodies.get(r.bodies[desc.part]),
+                ) else {
+                    continue;
+                };
+                if !joint.data.is_enabled() {
+                    continue;
+                }
+                // The joint's first frame is the ground's, axes the
+                // field's: its motors' impulses along x and y are those
+                // on the ground, the part gets the opposite.
+                let motors = &joint.data.motors;
+                let impulse = -Vector3::new(
+                    motors[JointAxis::LinX as usize].impulse,
+                    motors[JointAxis::LinY as usize].impulse,
+                    0.0,
+                );
+                let magnitude = impulse.norm();
+                if magnitude <= 0.0 {
+                    continue;
+                }
+                let foot = from_pose(foot.position());
+                let anchor = from_pose(&joint.data.local_frame1).translation.vector;
+                let at = foot.inverse_transform_point(&anchor.into());
+                let acc = &mut r.foot_accum[sensor];
+                acc.force += foot.rotation.inverse_transform_vector(&impulse);
+                acc.weighted_point += at.coords * magnitude;
+                acc.weight += magnitude;
+            }
+        }
+    }
+}
+
 /// The points where a robot part touches the ground plane z = 0 at its
 /// current pose, as the reference's collision detection finds them just
 /// before its step: the penetrating vertices of a box (at most the 4

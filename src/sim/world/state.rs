@@ -31,6 +31,11 @@ pub struct RobotState {
     /// reference's joints (`PhysicsConfig::joint_stretch_erp`). Empty =
     /// none.
     pub joint_separations: Vec<Vector3<f32>>,
+    /// Per joint: the child's rotation off where the hinge angle puts it
+    /// (a rotation vector in the field frame, rad), the misalignment under
+    /// fast motion of the reference's joints
+    /// (`PhysicsConfig::joint_misalignment`). Empty = none.
+    pub joint_misalignments: Vec<Vector3<f32>>,
 }
 
 /// Why a state could not be set.
@@ -71,14 +76,21 @@ impl World {
             && s.joint_angles
                 .iter()
                 .chain(&s.joint_rates)
-                .chain(s.joint_separations.iter().flat_map(|e| e.iter()))
+                .chain(
+                    s.joint_separations
+                        .iter()
+                        .chain(&s.joint_misalignments)
+                        .flat_map(|e| e.iter()),
+                )
                 .all(|x| x.is_finite());
         if !finite {
             return Err(StateError::NotFinite);
         }
         let r = self.robots.get(&h).ok_or(StateError::NoRobot)?;
         let n = r.joints.len();
-        let separations_ok = s.joint_separations.is_empty() || s.joint_separations.len() == n;
+        let separations_ok = [&s.joint_separations, &s.joint_misalignments]
+            .iter()
+            .all(|e| e.is_empty() || e.len() == n);
         if s.joint_angles.len() != n || s.joint_rates.len() != n || !separations_ok {
             return Err(StateError::JointCount {
                 got: s.joint_angles.len().min(s.joint_rates.len()),
@@ -149,8 +161,8 @@ impl World {
             }
         }
         self.stretch_reset(h);
-        if !s.joint_separations.is_empty() {
-            self.set_joint_separations(h, &s.joint_separations);
+        if !s.joint_separations.is_empty() || !s.joint_misalignments.is_empty() {
+            self.set_joint_stretch(h, &s.joint_separations, &s.joint_misalignments);
         }
         Ok(())
     }
@@ -179,6 +191,7 @@ impl World {
                 .collect(),
             joint_rates: rates,
             joint_separations: r.stretch.separations().to_vec(),
+            joint_misalignments: r.stretch.misalignments().to_vec(),
         })
     }
 }
