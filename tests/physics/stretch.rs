@@ -4,31 +4,84 @@
 //! each joint carries a separation, the parts' collision shapes and
 //! reported poses are shifted by the sum along their chain.
 
-use nalgebra::Vector3;
-use rcss3d::sim::world::{joint_drift, joint_misalignment_drift, PhysicsConfig, RobotState};
+use std::sync::Arc;
+
+use nalgebra::{Isometry3, Vector3};
+use rcss3d::sim::model::RobotModel;
+use rcss3d::sim::world::{
+    joint_drift, joint_misalignment_drift, PhysicsConfig, RobotHandle, RobotState, World,
+};
 
 use super::util::{reference_setup, world};
 use crate::replay::{gaits_dir, part_poses, recorded_state, start, Scenario};
 
-#[test]
-fn the_reference_legs_stretch_as_its_first_order_integration_predicts() {
+/// The recorded walk g_walk_t0 with what the stretch tests need.
+struct Walk {
+    w: World,
+    h: RobotHandle,
+    m: Arc<RobotModel>,
+    /// The feet's part indices (left, right).
+    feet: Vec<usize>,
+    /// The recorded state of every row (row 0, the beam's pose with no
+    /// step before it, takes row 1's).
+    states: Vec<RobotState>,
+    /// The parts' poses by forward kinematics of each recorded row.
+    poses: Vec<Vec<Isometry3<f32>>>,
+    /// Per row: the feet's recorded positions.
+    recorded_feet: Vec<Vec<Vector3<f32>>>,
+}
+
+fn recorded_walk() -> Walk {
     let sc = Scenario::load(&gaits_dir(), "g_walk_t0");
     let parts = sc.parts.as_ref().expect("the walk has part positions");
-    let cfg = PhysicsConfig::default();
-    let (mut w, h) = start(&cfg, &sc.script);
+    let (mut w, h) = start(&PhysicsConfig::default(), &sc.script);
     let m = w.robot_model(h).clone();
     let names: Vec<String> = m.joints.iter().map(|j| j.perceptor.to_string()).collect();
     let feet: Vec<usize> = ["lfoot", "rfoot"]
         .iter()
         .filter_map(|n| m.parts.iter().position(|p| &*p.name == *n))
         .collect();
-    // Row 0 is the beam's pose (no step before it): row 1's state stands in.
-    let mut states: Vec<RobotState> = (0..sc.trace.len())
+    let states: Vec<RobotState> = (0..sc.trace.len())
         .map(|i| recorded_state(&sc, &names, i.max(1)))
         .collect();
     let n = states.len().min(parts.len());
-    // The parts' poses by forward kinematics of each recorded row.
     let poses = part_poses(&mut w, h, &states[..n]);
+    let column = |f: usize, axis: &str| parts.column(&format!("{}_{axis}", m.parts[f].name));
+    let columns: Vec<[Vec<f64>; 3]> = feet
+        .iter()
+        .map(|&f| [column(f, "x"), column(f, "y"), column(f, "z")])
+        .collect();
+    let recorded_feet = (0..n)
+        .map(|i| {
+            columns
+                .iter()
+                .map(|c| Vector3::new(c[0][i], c[1][i], c[2][i]).cast::<f32>())
+                .collect()
+        })
+        .collect();
+    Walk {
+        w,
+        h,
+        m,
+        feet,
+        states,
+        poses,
+        recorded_feet,
+    }
+}
+
+#[test]
+fn the_reference_legs_stretch_as_its_first_order_integration_predicts() {
+    let Walk {
+        mut w,
+        h,
+        m,
+        feet,
+        mut states,
+        poses,
+        recorded_feet,
+    } = recorded_walk();
+    let n = poses.len();
     let mut e = vec![Vector3::zeros(); m.joints.len()];
     let (mut rigid_sq, mut stretched_sq, mut count) = (0.0f64, 0.0f64, 0usize);
     for i in 2..n {
@@ -44,14 +97,8 @@ fn the_reference_legs_stretch_as_its_first_order_integration_predicts() {
         }
         states[i].joint_separations = e.clone();
         w.set_robot_state(h, &states[i]).expect("a recorded state");
-        for &f in &feet {
-            let name = &m.parts[f].name;
-            let recorded = Vector3::new(
-                parts.column(&format!("{name}_x"))[i],
-                parts.column(&format!("{name}_y"))[i],
-                parts.column(&format!("{name}_z"))[i],
-            )
-            .cast::<f32>();
+        for (k, &f) in feet.iter().enumerate() {
+            let recorded = recorded_feet[i][k];
             let stretched = w.part_pose(h, f).translation.vector;
             let rigid = poses[i][f].translation.vector;
             rigid_sq += (recorded - rigid).norm_squared() as f64;
@@ -80,21 +127,16 @@ fn the_reference_legs_stretch_as_its_first_order_integration_predicts() {
 /// recorded rotations come clearly nearer its recorded feet.
 #[test]
 fn the_reference_hinges_turn_off_their_axes_as_its_first_order_integration_predicts() {
-    let sc = Scenario::load(&gaits_dir(), "g_walk_t0");
-    let parts = sc.parts.as_ref().expect("the walk has part positions");
-    let cfg = PhysicsConfig::default();
-    let (mut w, h) = start(&cfg, &sc.script);
-    let m = w.robot_model(h).clone();
-    let names: Vec<String> = m.joints.iter().map(|j| j.perceptor.to_string()).collect();
-    let feet: Vec<usize> = ["lfoot", "rfoot"]
-        .iter()
-        .filter_map(|n| m.parts.iter().position(|p| &*p.name == *n))
-        .collect();
-    let mut states: Vec<RobotState> = (0..sc.trace.len())
-        .map(|i| recorded_state(&sc, &names, i.max(1)))
-        .collect();
-    let n = states.len().min(parts.len());
-    let poses = part_poses(&mut w, h, &states[..n]);
+    let Walk {
+        mut w,
+        h,
+        m,
+        feet,
+        mut states,
+        poses,
+        recorded_feet,
+    } = recorded_walk();
+    let n = poses.len();
     let mut separation = vec![Vector3::zeros(); m.joints.len()];
     let mut misalignment = separation.clone();
     let (mut separated_sq, mut misaligned_sq, mut count) = (0.0f64, 0.0f64, 0usize);
@@ -126,14 +168,8 @@ fn the_reference_hinges_turn_off_their_axes_as_its_first_order_integration_predi
         };
         let separated = feet_at(Vec::new());
         let misaligned = feet_at(misalignment.clone());
-        for (k, &f) in feet.iter().enumerate() {
-            let name = &m.parts[f].name;
-            let recorded = Vector3::new(
-                parts.column(&format!("{name}_x"))[i],
-                parts.column(&format!("{name}_y"))[i],
-                parts.column(&format!("{name}_z"))[i],
-            )
-            .cast::<f32>();
+        for k in 0..feet.len() {
+            let recorded = recorded_feet[i][k];
             separated_sq += (recorded - separated[k]).norm_squared() as f64;
             misaligned_sq += (recorded - misaligned[k]).norm_squared() as f64;
             count += 1;

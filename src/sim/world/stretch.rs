@@ -110,6 +110,16 @@ impl Stretch {
     }
 }
 
+/// Per part: the angular velocity that turns it from its `start` pose to
+/// its `end` pose in a step of length `h`.
+fn step_rate<'a>(
+    start: &'a [Isometry3<f32>],
+    end: &'a [Isometry3<f32>],
+    h: f32,
+) -> impl Fn(usize) -> Vector3<f32> + 'a {
+    move |part: usize| (end[part].rotation * start[part].rotation.inverse()).scaled_axis() / h
+}
+
 /// The separation each joint of a robot gains in one first-order step of
 /// length `h` that took its parts from the poses `start` to `end` (one per
 /// part, bodies' centres), in the model's joint order: the difference of
@@ -122,8 +132,7 @@ pub fn joint_drift<'a>(
     end: &'a [Isometry3<f32>],
     h: f32,
 ) -> impl Iterator<Item = Vector3<f32>> + 'a {
-    let omega =
-        move |part: usize| (end[part].rotation * start[part].rotation.inverse()).scaled_axis() / h;
+    let omega = step_rate(start, end, h);
     model.joints.iter().map(move |j| {
         let (c, p) = (&start[j.child], &start[j.parent]);
         let anchor = c * Point3::from(j.anchor - model.parts[j.child].pos);
@@ -145,8 +154,7 @@ pub fn joint_misalignment_drift<'a>(
     end: &'a [Isometry3<f32>],
     h: f32,
 ) -> impl Iterator<Item = Vector3<f32>> + 'a {
-    let omega =
-        move |part: usize| (end[part].rotation * start[part].rotation.inverse()).scaled_axis() / h;
+    let omega = step_rate(start, end, h);
     model
         .joints
         .iter()
