@@ -186,7 +186,8 @@ fn apply(robot: &mut Robot, bodies: &RigidBodySet, colliders: &mut ColliderSet) 
             .unwrap_or_else(Isometry3::identity)
     };
     for part in 0..s.offset.len() {
-        let centre = pose(part).translation.vector;
+        // Looked up only for a misaligned joint (never by default).
+        let mut centre = None;
         let mut shift = Vector3::zeros();
         let mut turn = Vector3::zeros();
         let mut b = part;
@@ -197,6 +198,7 @@ fn apply(robot: &mut Robot, bodies: &RigidBodySet, colliders: &mut ColliderSet) 
             if m != Vector3::zeros() {
                 // The part turns about the joint's anchor.
                 let anchor = pose(j.child) * Point3::from(j.anchor - model.parts[j.child].pos);
+                let centre = *centre.get_or_insert_with(|| pose(part).translation.vector);
                 shift += m.cross(&(centre - anchor.coords));
                 turn += m;
             }
