@@ -18,7 +18,10 @@
 //! first step per joint as CSV: scenario, row, joint, then the commanded,
 //! the reference's and our travel in that step (deg); with it also, per
 //! step, the foot loads (`feet,…`) and the signed torso rotation error
-//! about the field's axes (`rot,scenario,row,x,y,z`, deg). With the joint
+//! about the field's axes (`rot,scenario,row,x,y,z`, deg), and per foot
+//! sensor the reference's and our FRP (`frp,scenario,row,side,` then the
+//! reference's centre x, y and force x, y, z in the foot frame, then
+//! ours). With the joint
 //! stretch emulation on (the default), each start state carries the
 //! joints' separations the recorded motion built up, so our feet start
 //! where the reference's are. `--anchor-feet` instead shifts the torso so
@@ -320,6 +323,18 @@ fn evaluate(
         rows.add_separations(&mut w, h, cfg.joint_stretch_erp, cfg.joint_misalignment);
     }
     let n = rows.torso_p.len();
+    // The reference's foot sensors (centre x, y and force x, y, z in the
+    // foot's frame) for the `frp,` lines; NaN where a foot has no contact.
+    let frp_cols = ["lf", "rf"].map(|side| {
+        ["cx", "cy", "fx", "fy", "fz"].map(|c| {
+            let name = format!("frp_{side}_{c}");
+            if sc.trace.has(&name) {
+                sc.trace.column(&name)
+            } else {
+                vec![f64::NAN; n]
+            }
+        })
+    });
     let mut accs = vec![
         Acc {
             per_joint_sq: vec![0.0; names.len()],
@@ -399,6 +414,25 @@ fn evaluate(
                     "feet,{},{row},{:.1},{:.1},{:.1},{:.1}",
                     sc.name, rows.foot_fz[row].0, rows.foot_fz[row].1, got.0, got.1
                 ));
+                for (k, side) in ["lf", "rf"].iter().enumerate() {
+                    let reference = frp_cols[k].each_ref().map(|c| c[row]);
+                    let sensor = m.foot_sensors.iter().position(|s| &*s.name == *side);
+                    let (c, f) = sensor.and_then(|i| w.foot_force(h, i)).unwrap_or_default();
+                    lines.push(format!(
+                        "frp,{},{row},{side},{:.2},{:.2},{:.1},{:.1},{:.1},{:.3},{:.3},{:.1},{:.1},{:.1}",
+                        sc.name,
+                        reference[0],
+                        reference[1],
+                        reference[2],
+                        reference[3],
+                        reference[4],
+                        c.x,
+                        c.y,
+                        f.x,
+                        f.y,
+                        f.z
+                    ));
+                }
             }
             a.force += ((got.0 - rows.foot_fz[row].0).abs() + (got.1 - rows.foot_fz[row].1).abs())
                 as f64

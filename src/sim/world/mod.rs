@@ -24,7 +24,8 @@
 //!   (drift-free brake); plain hard limits (no stop bounce);
 //! * no self-collision: a contact filter hook drops pairs of one robot;
 //!   the same hook sets the robot-ball restitution;
-//! * drag as rapier damping coefficients (linear exact, angular capped);
+//! * drag on every robot part as the reference's, external forces before
+//!   each step (`drag`); the ball's as rapier damping;
 //! * robot-ground friction: the reference's slip law (no Coulomb limit, a
 //!   viscous resistance per contact point) through slip joints (`slip`);
 //! * the reference's joints stretch under fast motion (its first-order
@@ -50,6 +51,7 @@ use crate::sim::scene::{SceneError, SceneLibrary};
 mod config;
 mod contacts;
 mod convert;
+mod drag;
 mod field;
 mod guards;
 mod motors;
@@ -165,6 +167,8 @@ pub struct World {
     /// Bodies that carry a motor's torque at an active joint stop for the
     /// coming step (cleared before the next one).
     stop_torqued: Vec<RigidBodyHandle>,
+    /// The parts' drag of the step being taken (`drag.rs`).
+    part_drag: Vec<drag::PartDrag>,
 }
 
 impl World {
@@ -300,6 +304,7 @@ impl World {
             ghosts: BTreeSet::new(),
             recovered: BTreeSet::new(),
             stop_torqued: Vec::new(),
+            part_drag: Vec::new(),
         })
     }
 
@@ -330,6 +335,7 @@ impl World {
             self.update_slip_joints();
             self.limit_velocities();
             self.stretch_before_step();
+            self.add_part_drag();
             let hooks = ContactRules {
                 robot_ball_restitution: self.cfg.robot_ball_restitution,
                 ground_slip: self.cfg.ground_slip_damping > 0.0,
@@ -350,6 +356,7 @@ impl World {
                 &hooks,
                 &(),
             );
+            self.remove_part_drag();
             self.stretch_after_step();
             self.recover_runaways();
             self.collect_contacts();

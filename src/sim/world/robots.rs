@@ -141,8 +141,22 @@ impl World {
                 )),
             }
         }
-        // Rapier gives every hinge of a multibody a damping of its own
-        // (0.1 N·m·s/rad, implicit); the reference's hinges have none.
+        // Rapier gives every rotational degree of freedom of a multibody a
+        // damping of its own (0.1 N·m·s/rad, implicit): the hinges and the
+        // free root's rotation, an external torque on the torso braking
+        // the whole robot's turning. The reference has neither; both are
+        // settings.
+        if let Some(JointRef::Multibody(mh)) = joints.first() {
+            if let Some((mb, _)) = self.multibody_joints.get_mut(*mh) {
+                // A free root's degrees of freedom: three linear, then
+                // three angular.
+                let all = mb.root().joint().ndofs();
+                let angular = all.min(3);
+                mb.damping_mut()
+                    .rows_mut(all - angular, angular)
+                    .fill(cfg.root_angular_damping);
+            }
+        }
         for j in &joints {
             let JointRef::Multibody(mh) = j else {
                 continue;
