@@ -24,6 +24,8 @@ use super::{JointRef, World};
 #[derive(Clone, Copy, Debug)]
 pub(super) struct PartDrag {
     body: RigidBodyHandle,
+    force: Vector3<f32>,
+    torque: Vector3<f32>,
     force_before: Vector3<f32>,
     torque_before: Vector3<f32>,
 }
@@ -39,9 +41,8 @@ impl World {
             self.part_drag = drag;
             return;
         }
-        // (body, force, torque), gathered first: the articulation is read
-        // while the bodies are written.
-        let mut pushes: Vec<(RigidBodyHandle, Vector3<f32>, Vector3<f32>)> = Vec::new();
+        // Gathered first (the articulation is read), then applied (the
+        // bodies are written), in the one buffer kept across steps.
         for r in self.robots.values() {
             if !matches!(r.joints.first(), Some(JointRef::Multibody(_))) {
                 continue;
@@ -61,20 +62,23 @@ impl World {
                 let row = |k: usize| (0..qd.len()).map(|c| j[(k, c)] * qd[c]).sum::<f32>();
                 let v = Vector3::new(row(0), row(1), row(2));
                 let w = Vector3::new(row(3), row(4), row(5));
-                pushes.push((body, -lin * v, -ang * w));
+                drag.push(PartDrag {
+                    body,
+                    force: -lin * v,
+                    torque: -ang * w,
+                    force_before: Vector3::zeros(),
+                    torque_before: Vector3::zeros(),
+                });
             }
         }
-        for (body, force, torque) in pushes {
-            let Some(rb) = self.bodies.get_mut(body) else {
+        for d in drag.iter_mut() {
+            let Some(rb) = self.bodies.get_mut(d.body) else {
                 continue;
             };
-            drag.push(PartDrag {
-                body,
-                force_before: from_vec(rb.user_force()),
-                torque_before: from_vec(rb.user_torque()),
-            });
-            rb.add_force(to_vec(&force), false);
-            rb.add_torque(to_vec(&torque), false);
+            d.force_before = from_vec(rb.user_force());
+            d.torque_before = from_vec(rb.user_torque());
+            rb.add_force(to_vec(&d.force), false);
+            rb.add_torque(to_vec(&d.torque), false);
         }
         self.part_drag = drag;
     }
