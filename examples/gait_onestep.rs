@@ -21,8 +21,11 @@
 //! about the field's axes (`rot,scenario,row,x,y,z`, deg), and per foot
 //! sensor the reference's and our FRP (`frp,scenario,row,side,` then the
 //! reference's centre x, y and force x, y, z in the foot frame, then
-//! ours). With the joint
-//! stretch emulation on (the default), each start state carries the
+//! ours), and (with `--horizon 1`) per foot its rotation error against
+//! the reference's foot rebuilt from the next window's start state
+//! (`footrot,scenario,row,foot (0 left, 1 right),` the reference foot's
+//! heading about z, then the error about the field's axes, deg). With the
+//! joint stretch emulation on (the default), each start state carries the
 //! joints' separations the recorded motion built up, so our feet start
 //! where the reference's are. `--anchor-feet` instead shifts the torso so
 //! that they do (for settings with rigid joints).
@@ -349,10 +352,30 @@ fn evaluate(
     // state (held angles) is the replay's.
     replay::apply(&mut w, h, &sc.script, 0);
     w.step();
+    // Our feet's rotations after a window's first step, for the
+    // `footrot,` lines of the next window (which starts at that row).
+    let mut prev_feet: Option<(usize, [UnitQuaternion<f32>; 2])> = None;
     while i + horizon < n {
         let mut state = rows.state(i);
         if let Err(e) = w.set_robot_state(h, &state) {
             panic!("{}: {e}", sc.name);
+        }
+        if let (true, Some((prow, ours))) = (steps, prev_feet.take()) {
+            if prow == i {
+                for (k, p) in [lfoot, rfoot].into_iter().enumerate() {
+                    // The reference's foot, rebuilt from its state at this row.
+                    let refr = w.part_pose(h, p).rotation;
+                    let e = (ours[k] * refr.inverse()).scaled_axis();
+                    lines.push(format!(
+                        "footrot,{},{i},{k},{:.3},{:.3},{:.3},{:.3}",
+                        sc.name,
+                        refr.euler_angles().2.to_degrees(),
+                        e.x.to_degrees(),
+                        e.y.to_degrees(),
+                        e.z.to_degrees()
+                    ));
+                }
+            }
         }
         if let (true, Some(feet)) = (anchor_feet, rows.feet.as_ref()) {
             // The reference's joints give a little under fast motion (its
@@ -410,6 +433,7 @@ fn evaluate(
             }
             let got = replay::foot_loads(&w, h);
             if steps && k == 0 {
+                prev_feet = Some((row, [lfoot, rfoot].map(|p| w.part_pose(h, p).rotation)));
                 lines.push(format!(
                     "feet,{},{row},{:.1},{:.1},{:.1},{:.1}",
                     sc.name, rows.foot_fz[row].0, rows.foot_fz[row].1, got.0, got.1
