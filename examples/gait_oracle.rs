@@ -141,19 +141,7 @@ fn run(
     let m = w.robot_model(h).clone();
     let names: Vec<String> = m.joints.iter().map(|j| j.perceptor.to_string()).collect();
     let rows = sc.trace.len();
-    let mut out = replay::Run {
-        torso: Vec::with_capacity(rows),
-        torso_up: Vec::with_capacity(rows),
-        torso_heading: Vec::with_capacity(rows),
-        torso_rot: Vec::with_capacity(rows),
-        ball: Vec::with_capacity(rows),
-        joints: names
-            .iter()
-            .map(|n| (n.clone(), Vec::with_capacity(rows)))
-            .collect(),
-        foot_fz: Vec::with_capacity(rows),
-        parts: Vec::new(),
-    };
+    let mut out = replay::Run::new(&m, rows);
     let ref_z = sc.trace.column("torso_z");
     let (ref_lf, ref_rf) = (
         replay::ref_foot_fz(&sc.trace, "lf"),
@@ -171,10 +159,10 @@ fn run(
                 }
             }
         }
-        let t = w.part_pose(h, m.torso);
-        let loads = replay::foot_loads(&w, h);
         if let (Some(mode), Some(r)) = (trace, &reference) {
             if mode == "all" || row % 10 == 0 {
+                let t = w.part_pose(h, m.torso);
+                let loads = replay::foot_loads(&w, h);
                 let q = r.torso.rotation;
                 let e = q.inverse() * (t.rotation * q.inverse()).scaled_axis();
                 let d = q.inverse() * (t.translation.vector - r.torso.translation.vector);
@@ -194,16 +182,7 @@ fn run(
                 );
             }
         }
-        out.torso.push(t.translation.vector.cast());
-        out.torso_up.push((t.rotation * Vector3::z()).z as f64);
-        let facing = t.rotation * Vector3::y();
-        out.torso_heading.push(facing.y.atan2(facing.x) as f64);
-        out.torso_rot.push(t.rotation);
-        out.ball.push(w.ball_position().cast());
-        for (j, (_, v)) in out.joints.iter_mut().enumerate() {
-            v.push(w.joint_angle_deg(h, j) as f64);
-        }
-        out.foot_fz.push((loads.0 as f64, loads.1 as f64));
+        out.record(&w, h, Vector3::zeros());
     }
     out
 }

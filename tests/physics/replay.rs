@@ -189,6 +189,8 @@ pub struct Run {
     pub foot_fz: Vec<(f64, f64)>,
     /// Positions of the parts in [`TRACKED_PARTS`], per row.
     pub parts: Vec<[Vector3<f64>; 3]>,
+    /// The model's indices of the parts in [`TRACKED_PARTS`].
+    tracked: [usize; 3],
 }
 
 /// The parts whose trajectories are compared with the reference's: the
@@ -251,25 +253,7 @@ pub fn run(cfg: &PhysicsConfig, script: &Script, rows: usize) -> Run {
 /// [`start_shifted`]); the recorded positions are moved back by it.
 pub fn run_shifted(cfg: &PhysicsConfig, script: &Script, rows: usize, shift: f32) -> Run {
     let (mut w, h) = start_shifted(cfg, script, shift);
-    let m = w.robot_model(h).clone();
-    let mut out = Run {
-        torso: Vec::with_capacity(rows),
-        torso_up: Vec::with_capacity(rows),
-        torso_heading: Vec::with_capacity(rows),
-        torso_rot: Vec::with_capacity(rows),
-        ball: Vec::with_capacity(rows),
-        joints: m
-            .joints
-            .iter()
-            .map(|j| (j.perceptor.to_string(), Vec::with_capacity(rows)))
-            .collect(),
-        foot_fz: Vec::with_capacity(rows),
-        parts: Vec::with_capacity(rows),
-    };
-    let tracked = TRACKED_PARTS.map(|name| match m.parts.iter().position(|p| &*p.name == name) {
-        Some(i) => i,
-        None => panic!("the model has no part {name}"),
-    });
+    let mut out = Run::new(w.robot_model(h), rows);
     let back = Vector3::new(shift as f64, 0.0, 0.0);
     for step in 0..rows {
         apply(&mut w, h, script, step);
@@ -279,22 +263,56 @@ pub fn run_shifted(cfg: &PhysicsConfig, script: &Script, rows: usize, shift: f32
             }
         }
         w.step();
-        let t = w.part_pose(h, m.torso);
-        out.torso.push(t.translation.vector.cast() - back);
-        out.torso_up.push((t.rotation * Vector3::z()).z as f64);
-        let facing = t.rotation * Vector3::y();
-        out.torso_heading.push(facing.y.atan2(facing.x) as f64);
-        out.torso_rot.push(t.rotation);
-        out.ball.push(w.ball_position().cast() - back);
-        for (j, (_, v)) in out.joints.iter_mut().enumerate() {
-            v.push(w.joint_angle_deg(h, j) as f64);
-        }
-        let (l, r) = foot_loads(&w, h);
-        out.foot_fz.push((l as f64, r as f64));
-        out.parts
-            .push(tracked.map(|i| w.part_pose(h, i).translation.vector.cast() - back));
+        out.record(&w, h, back);
     }
     out
+}
+
+impl Run {
+    /// An empty run of a robot of model `m`, with room for `rows` rows.
+    pub fn new(m: &RobotModel, rows: usize) -> Run {
+        let tracked =
+            TRACKED_PARTS.map(|name| match m.parts.iter().position(|p| &*p.name == name) {
+                Some(i) => i,
+                None => panic!("the model has no part {name}"),
+            });
+        Run {
+            torso: Vec::with_capacity(rows),
+            torso_up: Vec::with_capacity(rows),
+            torso_heading: Vec::with_capacity(rows),
+            torso_rot: Vec::with_capacity(rows),
+            ball: Vec::with_capacity(rows),
+            joints: m
+                .joints
+                .iter()
+                .map(|j| (j.perceptor.to_string(), Vec::with_capacity(rows)))
+                .collect(),
+            foot_fz: Vec::with_capacity(rows),
+            parts: Vec::with_capacity(rows),
+            tracked,
+        }
+    }
+
+    /// Appends the row of robot `h`'s state in `w` (after a step), its
+    /// positions and the ball's moved back by `back`.
+    pub fn record(&mut self, w: &World, h: RobotHandle, back: Vector3<f64>) {
+        let t = w.part_pose(h, w.robot_model(h).torso);
+        self.torso.push(t.translation.vector.cast() - back);
+        self.torso_up.push((t.rotation * Vector3::z()).z as f64);
+        let facing = t.rotation * Vector3::y();
+        self.torso_heading.push(facing.y.atan2(facing.x) as f64);
+        self.torso_rot.push(t.rotation);
+        self.ball.push(w.ball_position().cast() - back);
+        for (j, (_, v)) in self.joints.iter_mut().enumerate() {
+            v.push(w.joint_angle_deg(h, j) as f64);
+        }
+        let (l, r) = foot_loads(w, h);
+        self.foot_fz.push((l as f64, r as f64));
+        self.parts.push(
+            self.tracked
+                .map(|i| w.part_pose(h, i).translation.vector.cast() - back),
+        );
+    }
 }
 
 /// Vertical force (N) on the left and right foot sensors of robot `h`
