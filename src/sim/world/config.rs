@@ -129,8 +129,8 @@ pub struct PhysicsConfig {
     pub part_linear_drag: f32,
     /// Angular drag of every robot part, N·m per rad/s. Default 0.01, the
     /// reference's: exact for articulated robots with
-    /// `part_drag_as_forces`; for impulse joints applied as damping = drag / mean inertia, capped at
-    /// `max_part_angular_damping`.
+    /// `part_drag_as_forces`; for impulse joints applied as damping =
+    /// drag / mean inertia, capped at `max_part_angular_damping`.
     pub part_angular_drag: f32,
     /// Cap of the per-part angular damping coefficient of robots with
     /// impulse joints, 1/s. Default 2.0.

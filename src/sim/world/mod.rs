@@ -24,8 +24,10 @@
 //!   (drift-free brake); plain hard limits (no stop bounce);
 //! * no self-collision: a contact filter hook drops pairs of one robot;
 //!   the same hook sets the robot-ball restitution;
-//! * drag on every robot part as the reference's, external forces before
-//!   each step (`drag`); the ball's as rapier damping;
+//! * drag: the ball's as rapier damping; articulated robots' parts get
+//!   the reference's drag as external forces before each step only with
+//!   `part_drag_as_forces` (`drag`, off by default: rapier damps their
+//!   free root's rotation instead, `root_angular_damping`);
 //! * robot-ground friction: the reference's slip law (no Coulomb limit, a
 //!   viscous resistance per contact point) through slip joints (`slip`);
 //! * the reference's joints stretch under fast motion (its first-order
