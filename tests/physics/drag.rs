@@ -12,8 +12,8 @@ use rcss3d::sim::world::{PhysicsConfig, World};
 use super::util::{model, world_with};
 
 /// A type-0 robot high in the air in its zero pose, spinning about the
-/// vertical at `spin` rad/s. Returns the yaw
-/// rate after each of `steps` steps.
+/// vertical at `spin` rad/s. Returns the yaw rate after each of `steps`
+/// steps.
 fn spin_down(cfg: &PhysicsConfig, spin: f32, steps: usize) -> Vec<f32> {
     let m = model(0);
     let mut w: World = world_with(cfg);
