@@ -16,6 +16,13 @@
 //! hinges on the smallest disturbance shows as a rate. It prints per
 //! scenario the share of replays that pass and the mean walked distance
 //! or ball travel against the reference's.
+//!
+//! `--nudges N` replays every scenario N times, each with one physical
+//! disturbance in the standing phase before the motion starts: one leg
+//! joint's command raised by `--nudge-speed` rad/s (default 0.05, i.e. the
+//! joint ends 0.057° off) for one step. The outcome of a replay is then a
+//! draw from the distribution the physics gives this motion, and the
+//! pass rate compares settings where single replays flip.
 
 #[path = "../tests/physics/replay.rs"]
 mod replay;
@@ -26,10 +33,16 @@ fn main() {
     let mut prefix = String::from("");
     let mut configs: Vec<(String, PhysicsConfig)> = Vec::new();
     let mut shifts = 0usize;
+    let mut nudges = 0usize;
+    let mut nudge_speed = 0.05f32;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--shifts" {
             shifts = args.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+        } else if a == "--nudges" {
+            nudges = args.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+        } else if a == "--nudge-speed" {
+            nudge_speed = args.next().and_then(|v| v.parse().ok()).unwrap_or(0.05);
         } else if a.starts_with('(') {
             match ron::from_str::<PhysicsConfig>(&a) {
                 Ok(c) => configs.push((a, c)),
@@ -57,7 +70,22 @@ fn main() {
     for (label, cfg) in &configs {
         let t0 = std::time::Instant::now();
         if shifts > 0 {
-            print_rates(label, cfg, &scenarios, shifts);
+            println!("## {label}, {shifts} shifted replays each\n");
+            print_rates(&scenarios, shifts, |sc, k| {
+                replay::replay_shifted(cfg, sc, 0.001 * k as f32)
+            });
+            println!("({:.1} s)\n", t0.elapsed().as_secs_f64());
+            continue;
+        }
+        if nudges > 0 {
+            println!(
+                "## {label}, {nudges} nudged replays each ({nudge_speed} rad/s for one step)\n"
+            );
+            print_rates(&scenarios, nudges, |sc, k| {
+                let n = nudge(sc, k, nudge_speed);
+                let ours = replay::run_disturbed(cfg, &sc.script, sc.trace.len(), 0.0, Some(n));
+                replay::compare(sc, &ours)
+            });
             println!("({:.1} s)\n", t0.elapsed().as_secs_f64());
             continue;
         }
@@ -85,16 +113,42 @@ fn outcome_holds(c: &replay::Comparison) -> bool {
     }
 }
 
-/// Replays every scenario `n` times from beams 1 mm apart and prints the
-/// outcome's pass rate per scenario and kind.
-fn print_rates(label: &str, cfg: &PhysicsConfig, scenarios: &[replay::Scenario], n: usize) {
-    println!("## {label}, {n} shifted replays each\n");
+/// The `k`-th nudge of `--nudges`: in the standing phase before any gait
+/// starts (step 40), one of the twelve leg joints (the k-th, then the
+/// next with the other sign) gets `speed` rad/s more for one step.
+fn nudge(sc: &replay::Scenario, k: usize, speed: f32) -> replay::Nudge {
+    const LEGS: [&str; 12] = [
+        "llj1", "llj2", "llj3", "llj4", "llj5", "llj6", "rlj1", "rlj2", "rlj3", "rlj4", "rlj5",
+        "rlj6",
+    ];
+    let model = replay::model(sc.script.robot_type);
+    let joint = match model.joint_by_perceptor(LEGS[k % 12]) {
+        Some(j) => j,
+        None => panic!("the model has no joint {}", LEGS[k % 12]),
+    };
+    let sign = if (k / 12).is_multiple_of(2) {
+        1.0
+    } else {
+        -1.0
+    };
+    replay::Nudge {
+        step: 40,
+        joint,
+        speed: sign * speed,
+    }
+}
+
+/// Replays every scenario `n` times (the `k`-th replay made by `replay`)
+/// and prints the outcome's pass rate per scenario and kind.
+fn print_rates(
+    scenarios: &[replay::Scenario],
+    n: usize,
+    replay: impl Fn(&replay::Scenario, usize) -> replay::Comparison,
+) {
     println!("| scenario | passed | mean ratio to the reference | range, m |\n|---|---|---|---|");
-    let mut kinds: Vec<(String, usize, usize)> = Vec::new();
+    let mut kinds: Vec<(String, usize, usize, f64)> = Vec::new();
     for sc in scenarios {
-        let rows: Vec<replay::Comparison> = (0..n)
-            .map(|k| replay::replay_shifted(cfg, sc, 0.001 * k as f32))
-            .collect();
+        let rows: Vec<replay::Comparison> = (0..n).map(|k| replay(sc, k)).collect();
         let passed = rows.iter().filter(|c| outcome_holds(c)).count();
         let ratio = rows
             .iter()
@@ -117,17 +171,18 @@ fn print_rates(label: &str, cfg: &PhysicsConfig, scenarios: &[replay::Scenario],
             sc.name, spread.0, spread.1
         );
         let kind = sc.name.split('_').take(2).collect::<Vec<_>>().join("_");
-        match kinds.iter_mut().find(|(k, _, _)| *k == kind) {
-            Some((_, p, t)) => {
+        match kinds.iter_mut().find(|(k, _, _, _)| *k == kind) {
+            Some((_, p, t, r)) => {
                 *p += passed;
                 *t += n;
+                *r += ratio * n as f64;
             }
-            None => kinds.push((kind, passed, n)),
+            None => kinds.push((kind, passed, n, ratio * n as f64)),
         }
     }
     let total: Vec<String> = kinds
         .iter()
-        .map(|(k, p, t)| format!("{k} {p}/{t}"))
+        .map(|(k, p, t, r)| format!("{k} {p}/{t} (mean ratio {:.3})", r / *t as f64))
         .collect();
     println!("\npassed: {}", total.join(", "));
 }

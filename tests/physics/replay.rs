@@ -30,7 +30,7 @@ fn library() -> &'static ModelLibrary {
     })
 }
 
-fn model(robot_type: u8) -> Arc<RobotModel> {
+pub fn model(robot_type: u8) -> Arc<RobotModel> {
     match library().resolve("rsg/agent/nao/nao_hetero.rsg", &[robot_type.to_string()]) {
         Ok(m) => m,
         Err(e) => panic!("type {robot_type}: {e}"),
@@ -252,11 +252,47 @@ pub fn run(cfg: &PhysicsConfig, script: &Script, rows: usize) -> Run {
 /// As [`run`], from a beam `shift` metres further along x (see
 /// [`start_shifted`]); the recorded positions are moved back by it.
 pub fn run_shifted(cfg: &PhysicsConfig, script: &Script, rows: usize, shift: f32) -> Run {
+    run_disturbed(cfg, script, rows, shift, None)
+}
+
+/// A physical disturbance of a replay: at step `step`, joint `joint`'s
+/// command is raised by `speed` rad/s for that one step, so the joint
+/// ends `speed` × 0.02 rad away from where the script puts it for the
+/// rest of the replay (the commands are speeds).
+#[derive(Clone, Copy, Debug)]
+pub struct Nudge {
+    pub step: usize,
+    pub joint: usize,
+    pub speed: f32,
+}
+
+/// As [`run_shifted`], with an optional [`Nudge`].
+pub fn run_disturbed(
+    cfg: &PhysicsConfig,
+    script: &Script,
+    rows: usize,
+    shift: f32,
+    nudge: Option<Nudge>,
+) -> Run {
     let (mut w, h) = start_shifted(cfg, script, shift);
     let mut out = Run::new(w.robot_model(h), rows);
     let back = Vector3::new(shift as f64, 0.0, 0.0);
+    let mut nudged: Option<(f32, f32)> = None;
     for step in 0..rows {
         apply(&mut w, h, script, step);
+        if let Some(n) = nudge {
+            // The script may leave a joint's command standing: the nudge
+            // is taken back after its step unless a new command came.
+            if step == n.step {
+                let before = w.joint_target(h, n.joint);
+                w.set_joint_speed(h, n.joint, before + n.speed);
+                nudged = Some((before, w.joint_target(h, n.joint)));
+            } else if let Some((before, during)) = nudged.take() {
+                if w.joint_target(h, n.joint) == during {
+                    w.set_joint_speed(h, n.joint, before);
+                }
+            }
+        }
         for (s, pos, _) in &script.ball {
             if let (true, Some(p)) = (*s == step, pos) {
                 w.set_ball_position(p + Vector3::new(shift, 0.0, 0.0));
