@@ -23,6 +23,10 @@
  *     --noadis                  auto-disable off
  *     --substeps N              N steps of 0.02/N s per cycle
  *     --shift X                 beam X m further along x
+ *     --ball-coulomb            the ball's contacts with Coulomb friction
+ *                               mu = 1 instead of unbounded friction with slip
+ *     --ball-hard               the ball's contacts without their soft ERP
+ *                               and CFM (the global 0.2 / 1e-5)
  *
  * Build: cc -O2 -o replica replica.c -lode -lm   (Debian: libode-dev)
  */
@@ -52,7 +56,7 @@ static Cmd *cmds[MAXSTEPS]; static int ncmds[MAXSTEPS];
 static int ball_set[MAXSTEPS]; static double ball_pos[MAXSTEPS][3];
 static int nsteps;
 
-static int exact_mass = 0;
+static int exact_mass = 0, ball_coulomb = 0, ball_hard = 0;
 static double g_mu = -1, g_slip = 5e-3, g_erp = 0.4, g_cfm = 1e-4;
 
 static void load_model(const char *path) {
@@ -186,6 +190,10 @@ static void collide_pair(dGeomID a, dGeomID b) {
             c.surface.mu = dInfinity; c.surface.bounce = 0.8; c.surface.bounce_vel = 0.8;
             c.surface.soft_erp = 0.35; c.surface.soft_cfm = 0.05; c.surface.slip1 = c.surface.slip2 = 0.3025;
         }
+        if (ballpair) {
+            if (ball_coulomb) { c.surface.mode &= ~(dContactSlip1 | dContactSlip2); c.surface.mu = 1; }
+            if (ball_hard) c.surface.mode &= ~(dContactSoftERP | dContactSoftCFM);
+        }
         dJointID cj = dJointCreateContact(world, cgroup, &c);
         dJointAttach(cj, dGeomGetBody(a), dGeomGetBody(b));
     }
@@ -250,6 +258,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--gcfm")) gcfm = atof(argv[++i]);
         else if (!strcmp(argv[i], "--noadis")) adis = 0;
         else if (!strcmp(argv[i], "--exact")) exact_mass = 1;
+        else if (!strcmp(argv[i], "--ball-coulomb")) ball_coulomb = 1;
+        else if (!strcmp(argv[i], "--ball-hard")) ball_hard = 1;
         else if (!strcmp(argv[i], "--substeps")) substeps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--shift")) shift = atof(argv[++i]);
     }
