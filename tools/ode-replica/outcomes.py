@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
 
 LEGS = ['lle1', 'lle2', 'lle3', 'lle4', 'lle5', 'lle6',
         'rle1', 'rle2', 'rle3', 'rle4', 'rle5', 'rle6']
@@ -86,6 +87,7 @@ def main():
     def model(name):
         return os.path.join(model_dir, f'model_t{name[-1]}.txt')
 
+    @lru_cache(maxsize=None)
     def joint_index(name, eff):
         joints = [l.split()[1] for l in open(model(name)) if l.startswith('J')]
         return joints.index(eff)

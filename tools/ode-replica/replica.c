@@ -95,7 +95,7 @@ static void load_sent(const char *path) {
         char *chan = t1 + 1, *pay = t2 + 1;
         if (!strcmp(chan, "agent")) {
             if (step + 1 > nsteps) nsteps = step + 1;
-            cmds[step] = calloc(64, sizeof(Cmd));
+            if (!cmds[step]) cmds[step] = calloc(64, sizeof(Cmd)); /* a later line of the same step adds to it */
             char *p = pay;
             while ((p = strchr(p, '('))) {
                 char name[32]; double v;
