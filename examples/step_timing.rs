@@ -3,10 +3,11 @@
 //! after one second of settling.
 //!
 //! ```text
-//! cargo run --release --example step_timing -- [CYCLES] [ROBOTS]
+//! cargo run --release --example step_timing -- [CYCLES] [ROBOTS] [RON physics overrides]
+//! cargo run --release --example step_timing -- 500 22 '(internal_pgs_iterations: 200)'
 //! ```
 //!
-//! Defaults: 500 cycles, 22 robots. Prints one line per run; a quick A/B
+//! Defaults: 500 cycles, 22 robots, the default physics. Prints one line per run; a quick A/B
 //! tool next to the `cycle_step` criterion bench.
 
 use std::time::Instant;
@@ -40,7 +41,14 @@ fn main() {
         Ok(l) => l,
         Err(e) => panic!("models: {e}"),
     };
-    let mut w = match World::new(&PhysicsConfig::default()) {
+    let cfg = match args.next() {
+        Some(ron_text) => match ron::from_str::<PhysicsConfig>(&ron_text) {
+            Ok(c) => c,
+            Err(e) => panic!("{ron_text}: {e}"),
+        },
+        None => PhysicsConfig::default(),
+    };
+    let mut w = match World::new(&cfg) {
         Ok(w) => w,
         Err(e) => panic!("world: {e}"),
     };

@@ -7,7 +7,8 @@
  * A measuring instrument, not part of the server: it replays a recorded
  * gait's command stream open-loop, in the reference set-up (init spot, 10
  * warm-up cycles, beam to (-5, 0) facing +x), and prints per row the
- * torso's position and rotation, the ball and the hinge angles (degrees).
+ * torso's position and rotation, the ball, the hinge angles (degrees) and
+ * the ball's velocity and angular velocity.
  *
  *   replica MODEL_FILE SENT_FILE [options] > rows.csv
  *     --nudge STEP JOINT SPEED  raise hinge JOINT's (index in MODEL_FILE)
@@ -27,6 +28,8 @@
  *                               mu = 1 instead of unbounded friction with slip
  *     --ball-hard               the ball's contacts without their soft ERP
  *                               and CFM (the global 0.2 / 1e-5)
+ *     --torques                 add each hinge's constraint torque about its
+ *                               axis (N.m, on the child, from dJointFeedback)
  *
  * Build: cc -O2 -o replica replica.c -lode -lm   (Debian: libode-dev)
  */
@@ -56,6 +59,8 @@ static Cmd *cmds[MAXSTEPS]; static int ncmds[MAXSTEPS];
 static int ball_set[MAXSTEPS]; static double ball_pos[MAXSTEPS][3];
 static int nsteps;
 
+static int want_torques = 0;
+static dJointFeedback feedback[MAXJ];
 static int exact_mass = 0, ball_coulomb = 0, ball_hard = 0;
 static double g_mu = -1, g_slip = 5e-3, g_erp = 0.4, g_cfm = 1e-4;
 
@@ -257,6 +262,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--cfm")) g_cfm = atof(argv[++i]);
         else if (!strcmp(argv[i], "--gcfm")) gcfm = atof(argv[++i]);
         else if (!strcmp(argv[i], "--noadis")) adis = 0;
+        else if (!strcmp(argv[i], "--torques")) want_torques = 1;
         else if (!strcmp(argv[i], "--exact")) exact_mass = 1;
         else if (!strcmp(argv[i], "--ball-coulomb")) ball_coulomb = 1;
         else if (!strcmp(argv[i], "--ball-hard")) ball_hard = 1;
@@ -292,6 +298,10 @@ int main(int argc, char **argv) {
     double target[MAXJ] = {0};
     printf("row,torso_x,torso_y,torso_z,r00,r01,r02,r10,r11,r12,r20,r21,r22,ball_x,ball_y,ball_z");
     for (int k = 0; k < nj; k++) printf(",%s", joints[k].eff);
+    printf(",ball_vx,ball_vy,ball_vz,ball_wx,ball_wy,ball_wz");
+    if (want_torques) {
+        for (int k = 0; k < nj; k++) { dJointSetFeedback(hinges[k], &feedback[k]); printf(",tq_%s", joints[k].eff); }
+    }
     printf("\n");
     for (int s = 0; s < nsteps; s++) {
         for (int c = 0; c < ncmds[s]; c++) {
@@ -320,6 +330,17 @@ int main(int argc, char **argv) {
         for (int i = 0; i < 3; i++) for (int j = 0; j < 3; j++) printf(",%.6f", R[4 * i + j]);
         printf(",%.6f,%.6f,%.6f", bp[0] - shift, bp[1], bp[2]);
         for (int k = 0; k < nj; k++) printf(",%.4f", dJointGetHingeAngle(hinges[k]) * 180 / M_PI);
+        const dReal *bv = dBodyGetLinearVel(ball), *bw = dBodyGetAngularVel(ball);
+        printf(",%.4f,%.4f,%.4f,%.3f,%.3f,%.3f", bv[0], bv[1], bv[2], bw[0], bw[1], bw[2]);
+        for (int k = 0; want_torques && k < nj; k++) {
+            /* torque on the child about the anchor, along the axis */
+            dVector3 an, ax; dJointGetHingeAnchor(hinges[k], an); dJointGetHingeAxis(hinges[k], ax);
+            const dReal *c = dBodyGetPosition(bodies[joints[k].child]);
+            const dReal *f = feedback[k].f1, *t = feedback[k].t1;
+            double r[3] = {an[0] - c[0], an[1] - c[1], an[2] - c[2]};
+            double ta[3] = {t[0] - (r[1] * f[2] - r[2] * f[1]), t[1] - (r[2] * f[0] - r[0] * f[2]), t[2] - (r[0] * f[1] - r[1] * f[0])};
+            printf(",%.3f", ta[0] * ax[0] + ta[1] * ax[1] + ta[2] * ax[2]);
+        }
         printf("\n");
     }
     return 0;
