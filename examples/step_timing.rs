@@ -7,8 +7,8 @@
 //! cargo run --release --example step_timing -- 500 22 '(internal_pgs_iterations: 200)'
 //! ```
 //!
-//! Defaults: 500 cycles, 22 robots, the default physics. Prints one line per run; a quick A/B
-//! tool next to the `cycle_step` criterion bench.
+//! Defaults: 500 cycles, 22 robots, the default physics. Prints one line
+//! per run; a quick A/B tool next to the `cycle_step` criterion bench.
 
 use std::time::Instant;
 
