@@ -157,6 +157,7 @@ impl Rows {
                 .collect(),
             joint_separations: self.separations.get(i).cloned().unwrap_or_default(),
             joint_misalignments: self.misalignments.get(i).cloned().unwrap_or_default(),
+            held_angles: Vec::new(),
         }
     }
 

@@ -786,6 +786,7 @@ pub fn recorded_state(sc: &Scenario, joint_names: &[String], i: usize) -> RobotS
         joint_angles: q,
         joint_separations: Vec::new(),
         joint_misalignments: Vec::new(),
+        held_angles: Vec::new(),
     }
 }
 

@@ -6,6 +6,7 @@
 use rcss3d::sim::world::{PhysicsConfig, StateError};
 
 use crate::replay::{apply, gaits_dir, start, Script};
+use crate::util::{reference_setup, world};
 
 #[test]
 fn a_robot_put_back_into_a_recorded_state_steps_as_from_the_original() {
@@ -63,4 +64,42 @@ fn a_robot_put_back_into_a_recorded_state_steps_as_from_the_original() {
     let mut nan = recorded;
     nan.linvel.x = f32::NAN;
     assert_eq!(b.set_robot_state(hb, &nan), Err(StateError::NotFinite));
+}
+
+/// A state sets where still joints are held: a joint put 3° away from
+/// where it stood stays there (the fitting tools start every window from
+/// the reference's angles), unless the state also carries the old held
+/// angle, which the motor then pulls the joint back to.
+#[test]
+fn a_robot_put_into_a_state_holds_its_joints_where_the_state_puts_them() {
+    let head_after = |keep_old_hold: bool| {
+        let mut w = world();
+        let h = reference_setup(&mut w, 0);
+        for _ in 0..50 {
+            w.step();
+        }
+        let mut moved = w.robot_state(h).expect("an articulated robot");
+        moved.joint_angles[0] += 0.05;
+        if !keep_old_hold {
+            moved.held_angles.clear();
+        }
+        w.set_robot_state(h, &moved).expect("set the state");
+        for _ in 0..25 {
+            w.step();
+        }
+        w.joint_angle_deg(h, 0) - moved.joint_angles[0].to_degrees()
+    };
+    let off_new = head_after(false);
+    let off_old = head_after(true);
+    eprintln!(
+        "head yaw 0.5 s after the move: {off_new:.3}° off it (new hold), {off_old:.3}° (old hold)"
+    );
+    assert!(
+        off_new.abs() < 0.1,
+        "the head yaw drifted {off_new:.3}° off where it was put"
+    );
+    assert!(
+        off_old < -2.5,
+        "the old held angle did not pull the head back ({off_old:.3}°)"
+    );
 }

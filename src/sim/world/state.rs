@@ -1,5 +1,6 @@
 //! A robot's whole mechanical state set from outside: torso pose and
-//! velocity, every joint angle and rate.
+//! velocity, every joint angle and rate, and the angle each joint
+//! commanded to stand still is held at.
 //!
 //! This is how a recorded state (a reference trace row) is put into the
 //! world, so that one step of our physics can be compared with one step
@@ -36,6 +37,10 @@ pub struct RobotState {
     /// fast motion of the reference's joints
     /// (`PhysicsConfig::joint_misalignment`). Empty = none.
     pub joint_misalignments: Vec<Vector3<f32>>,
+    /// Per joint: the angle the motor holds it at while it is commanded to
+    /// stand still (`PhysicsConfig::motor_anchor_erp`), rad. Empty = every
+    /// joint held where the state puts it, as after a teleport.
+    pub held_angles: Vec<f32>,
 }
 
 /// Why a state could not be set.
@@ -76,6 +81,7 @@ impl World {
             && s.joint_angles
                 .iter()
                 .chain(&s.joint_rates)
+                .chain(&s.held_angles)
                 .chain(
                     s.joint_separations
                         .iter()
@@ -91,7 +97,8 @@ impl World {
         let separations_ok = [&s.joint_separations, &s.joint_misalignments]
             .iter()
             .all(|e| e.is_empty() || e.len() == n);
-        if s.joint_angles.len() != n || s.joint_rates.len() != n || !separations_ok {
+        let held_ok = s.held_angles.is_empty() || s.held_angles.len() == n;
+        if s.joint_angles.len() != n || s.joint_rates.len() != n || !separations_ok || !held_ok {
             return Err(StateError::JointCount {
                 got: s.joint_angles.len().min(s.joint_rates.len()),
                 want: n,
@@ -159,6 +166,17 @@ impl World {
             for f in r.foot_result.iter_mut() {
                 *f = None;
             }
+            // A still joint is held where the state puts it, not where it
+            // stood before: otherwise the motor would pull it back there.
+            if s.held_angles.is_empty() {
+                for ((held, angle), j) in
+                    r.refs.iter_mut().zip(&s.joint_angles).zip(&r.model.joints)
+                {
+                    *held = angle.clamp(j.min_deg.to_radians(), j.max_deg.to_radians());
+                }
+            } else {
+                r.refs.copy_from_slice(&s.held_angles);
+            }
         }
         self.stretch_reset(h);
         if !s.joint_separations.is_empty() || !s.joint_misalignments.is_empty() {
@@ -192,6 +210,7 @@ impl World {
             joint_rates: rates,
             joint_separations: r.stretch.separations().to_vec(),
             joint_misalignments: r.stretch.misalignments().to_vec(),
+            held_angles: r.refs.clone(),
         })
     }
 }
