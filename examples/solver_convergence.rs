@@ -3,10 +3,12 @@
 //! many more sweeps (`--sweeps`, default 3000), and prints how far the two
 //! replays are apart over the first second and two seconds (joint RMS,
 //! torso distance, foot loads). Any difference is solver error, not
-//! physics: the tool for finding cheaper ways to converge.
+//! physics: the tool for finding cheaper ways to converge. `--relaxation
+//! N` also gives the converged solve N sweeps of rapier's relaxation
+//! pass (`stabilization_iterations`; default: the setting's own).
 //!
 //! ```text
-//! cargo run --release --example solver_convergence -- [PREFIX] [--sweeps N] [RON overrides]...
+//! cargo run --release --example solver_convergence -- [PREFIX] [--sweeps N] [--relaxation N] [RON overrides]...
 //! cargo run --release --example solver_convergence -- g_ '(internal_pgs_iterations: 50)'
 //! ```
 
@@ -40,11 +42,14 @@ fn apart(a: &replay::Run, b: &replay::Run, rows: usize) -> (f64, f64, f64) {
 fn main() {
     let mut prefix = String::new();
     let mut sweeps = 3000usize;
+    let mut relaxation: Option<usize> = None;
     let mut configs: Vec<(String, PhysicsConfig)> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--sweeps" {
             sweeps = args.next().and_then(|v| v.parse().ok()).unwrap_or(sweeps);
+        } else if a == "--relaxation" {
+            relaxation = args.next().and_then(|v| v.parse().ok());
         } else if a.starts_with('(') {
             match ron::from_str::<PhysicsConfig>(&a) {
                 Ok(c) => configs.push((a, c)),
@@ -64,9 +69,13 @@ fn main() {
     for (label, cfg) in &configs {
         let converged = PhysicsConfig {
             internal_pgs_iterations: sweeps,
+            stabilization_iterations: relaxation.unwrap_or(cfg.stabilization_iterations),
             ..cfg.clone()
         };
-        println!("## {label} against {sweeps} sweeps");
+        println!(
+            "## {label} against {sweeps} sweeps, {} relaxation sweeps",
+            converged.stabilization_iterations
+        );
         println!("| scenario | joints 1 s ° | torso 1 s mm | feet 1 s N | joints 2 s ° | torso 2 s mm | feet 2 s N |");
         println!("|---|---|---|---|---|---|---|");
         let mut sum = [0.0f64; 6];
