@@ -225,13 +225,7 @@ fn main() {
             "--steps" => steps = true,
             "--self" => self_check = true,
             "--anchor-feet" => anchor_feet = true,
-            _ if a.starts_with('(') => match ron::from_str::<PhysicsConfig>(&a) {
-                Ok(c) => configs.push((a, c)),
-                Err(e) => {
-                    eprintln!("{a}: {e}");
-                    std::process::exit(2);
-                }
-            },
+            _ if a.starts_with('(') => configs.push(replay::physics_arg(&a)),
             _ => prefix = a,
         }
     }

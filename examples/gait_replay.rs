@@ -44,13 +44,7 @@ fn main() {
         } else if a == "--nudge-speed" {
             nudge_speed = args.next().and_then(|v| v.parse().ok()).unwrap_or(0.05);
         } else if a.starts_with('(') {
-            match ron::from_str::<PhysicsConfig>(&a) {
-                Ok(c) => configs.push((a, c)),
-                Err(e) => {
-                    eprintln!("{a}: {e}");
-                    std::process::exit(2);
-                }
-            }
+            configs.push(replay::physics_arg(&a));
         } else {
             prefix = a;
         }

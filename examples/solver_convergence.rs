@@ -51,13 +51,7 @@ fn main() {
         } else if a == "--relaxation" {
             relaxation = args.next().and_then(|v| v.parse().ok());
         } else if a.starts_with('(') {
-            match ron::from_str::<PhysicsConfig>(&a) {
-                Ok(c) => configs.push((a, c)),
-                Err(e) => {
-                    eprintln!("{a}: {e}");
-                    std::process::exit(2);
-                }
-            }
+            configs.push(replay::physics_arg(&a));
         } else {
             prefix = a;
         }

@@ -30,6 +30,19 @@ fn library() -> &'static ModelLibrary {
     })
 }
 
+/// A physics setting given on a fitting tool's command line: a RON
+/// `physics:` section (fields not given keep their defaults), returned
+/// with its text as the label. A malformed one ends the tool (exit 2).
+pub fn physics_arg(text: &str) -> (String, PhysicsConfig) {
+    match ron::from_str::<PhysicsConfig>(text) {
+        Ok(c) => (text.to_string(), c),
+        Err(e) => {
+            eprintln!("{text}: {e}");
+            std::process::exit(2);
+        }
+    }
+}
+
 pub fn model(robot_type: u8) -> Arc<RobotModel> {
     match library().resolve("rsg/agent/nao/nao_hetero.rsg", &[robot_type.to_string()]) {
         Ok(m) => m,
