@@ -309,9 +309,6 @@ fn evaluate(
         None => panic!("no part {name}"),
     };
     let (lfoot, rfoot) = (part("lfoot"), part("rfoot"));
-    if std::env::var("DBG_ALL").is_ok() {
-        eprintln!("SCEN {} {lfoot} {rfoot}", sc.name);
-    }
     let mut rows = if self_check {
         Rows::from_run(&replay::run(cfg, &sc.script, sc.trace.len()))
     } else {
@@ -389,9 +386,6 @@ fn evaluate(
         }
         for (k, a) in accs.iter_mut().enumerate() {
             let row = i + 1 + k;
-            if std::env::var("DBG_ALL").is_ok() {
-                eprintln!("ROW {row}");
-            }
             replay::apply(&mut w, h, &sc.script, row);
             w.step();
             a.n += 1;
