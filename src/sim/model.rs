@@ -102,6 +102,11 @@ pub struct JointDesc {
 }
 
 impl JointDesc {
+    /// The joint's range (lower, upper limit) in radians.
+    pub fn limits_rad(&self) -> (f32, f32) {
+        (self.min_deg.to_radians(), self.max_deg.to_radians())
+    }
+
     /// Anchor relative to the child's centre (zero pose).
     pub fn anchor_in_child(&self, model: &RobotModel) -> Vector3<f32> {
         self.anchor - model.parts[self.child].pos

@@ -61,6 +61,16 @@ fn a_robot_put_back_into_a_recorded_state_steps_as_from_the_original() {
         b.set_robot_state(hb, &short),
         Err(StateError::JointCount { .. })
     ));
+    let mut short_hold = recorded.clone();
+    short_hold.held_angles.pop();
+    let want = recorded.joint_angles.len();
+    assert_eq!(
+        b.set_robot_state(hb, &short_hold),
+        Err(StateError::JointCount {
+            got: want - 1,
+            want
+        })
+    );
     let mut nan = recorded;
     nan.linvel.x = f32::NAN;
     assert_eq!(b.set_robot_state(hb, &nan), Err(StateError::NotFinite));

@@ -79,7 +79,7 @@ impl World {
             return;
         };
         if let Some(angle) = angle {
-            let (lo, hi) = (j.min_deg.to_radians(), j.max_deg.to_radians());
+            let (lo, hi) = j.limits_rad();
             if !(angle > lo && angle < hi) {
                 return;
             }
@@ -156,7 +156,7 @@ impl World {
                 };
                 let v = r.targets[j];
                 let jd = &r.model.joints[j];
-                let (lo, hi) = (jd.min_deg.to_radians(), jd.max_deg.to_radians());
+                let (lo, hi) = jd.limits_rad();
                 // A moving joint is a pure velocity motor (exactly the
                 // commanded travel per step). A joint commanded to 0 is a
                 // brake held at the angle where it stopped: the angle at

@@ -116,7 +116,7 @@ impl World {
             let joint = RevoluteJointBuilder::new(to_vec(&j.axis))
                 .local_anchor1(to_vec(&(j.anchor - model.parts[j.parent].pos)))
                 .local_anchor2(to_vec(&(j.anchor - model.parts[j.child].pos)))
-                .limits([j.min_deg.to_radians(), j.max_deg.to_radians()])
+                .limits(j.limits_rad().into())
                 .motor_model(MotorModel::AccelerationBased)
                 .motor_velocity(0.0, cfg.motor_gain)
                 .motor_max_force(j.max_torque)

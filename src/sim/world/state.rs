@@ -94,15 +94,19 @@ impl World {
         }
         let r = self.robots.get(&h).ok_or(StateError::NoRobot)?;
         let n = r.joints.len();
-        let separations_ok = [&s.joint_separations, &s.joint_misalignments]
-            .iter()
-            .all(|e| e.is_empty() || e.len() == n);
-        let held_ok = s.held_angles.is_empty() || s.held_angles.len() == n;
-        if s.joint_angles.len() != n || s.joint_rates.len() != n || !separations_ok || !held_ok {
-            return Err(StateError::JointCount {
-                got: s.joint_angles.len().min(s.joint_rates.len()),
-                want: n,
-            });
+        // Angles and rates are per joint; the optional lists are empty or
+        // per joint too. The first list of another length is reported.
+        let optional = [
+            s.joint_separations.len(),
+            s.joint_misalignments.len(),
+            s.held_angles.len(),
+        ];
+        let wrong = [s.joint_angles.len(), s.joint_rates.len()]
+            .into_iter()
+            .chain(optional.into_iter().filter(|&len| len != 0))
+            .find(|&len| len != n);
+        if let Some(got) = wrong {
+            return Err(StateError::JointCount { got, want: n });
         }
         let torso_body = r.bodies[r.model.torso];
         // Every hinge must be a link of the same multibody.
@@ -172,7 +176,8 @@ impl World {
                 for ((held, angle), j) in
                     r.refs.iter_mut().zip(&s.joint_angles).zip(&r.model.joints)
                 {
-                    *held = angle.clamp(j.min_deg.to_radians(), j.max_deg.to_radians());
+                    let (lo, hi) = j.limits_rad();
+                    *held = angle.clamp(lo, hi);
                 }
             } else {
                 r.refs.copy_from_slice(&s.held_angles);
