@@ -229,9 +229,7 @@ fn main() {
             _ => prefix = a,
         }
     }
-    if configs.is_empty() {
-        configs.push(("defaults".into(), PhysicsConfig::default()));
-    }
+    let configs = replay::or_defaults(configs);
     let prefix = if prefix.is_empty() {
         "g_".into()
     } else {

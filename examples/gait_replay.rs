@@ -49,9 +49,7 @@ fn main() {
             prefix = a;
         }
     }
-    if configs.is_empty() {
-        configs.push(("defaults".into(), PhysicsConfig::default()));
-    }
+    let configs = replay::or_defaults(configs);
     let mut scenarios = Vec::new();
     if prefix.is_empty() {
         scenarios.extend(replay::Scenario::all(&replay::physics_dir(), "c_stand"));

@@ -56,9 +56,7 @@ fn main() {
             prefix = a;
         }
     }
-    if configs.is_empty() {
-        configs.push(("defaults".into(), PhysicsConfig::default()));
-    }
+    let configs = replay::or_defaults(configs);
     let scenarios = replay::Scenario::all(&replay::gaits_dir(), &prefix);
     for (label, cfg) in &configs {
         let converged = PhysicsConfig {

@@ -43,6 +43,15 @@ pub fn physics_arg(text: &str) -> (String, PhysicsConfig) {
     }
 }
 
+/// The settings a fitting tool was given, or the defaults when none was.
+pub fn or_defaults(configs: Vec<(String, PhysicsConfig)>) -> Vec<(String, PhysicsConfig)> {
+    if configs.is_empty() {
+        vec![("defaults".into(), PhysicsConfig::default())]
+    } else {
+        configs
+    }
+}
+
 pub fn model(robot_type: u8) -> Arc<RobotModel> {
     match library().resolve("rsg/agent/nao/nao_hetero.rsg", &[robot_type.to_string()]) {
         Ok(m) => m,
