@@ -56,6 +56,7 @@ mod convert;
 mod drag;
 mod field;
 mod guards;
+mod motion;
 mod motors;
 mod push;
 mod relocate;
@@ -134,6 +135,10 @@ struct Robot {
     slip: Vec<Option<ImpulseJointHandle>>,
     /// The joints' separations under fast motion (see `stretch`).
     stretch: stretch::Stretch,
+    /// Torso pose as the step being taken started (see `motion`).
+    torso_at_step_start: Option<Isometry3<f32>>,
+    /// The torso's motion over the last step; `None` after a move by hand.
+    step_motion: Option<motion::StepMotion>,
 }
 
 /// The rapier world: field, ball and robots.
@@ -330,6 +335,7 @@ impl World {
         self.touches.clear();
         self.robot_pairs.clear();
         self.recovered.clear();
+        self.begin_step_motion();
         for _ in 0..self.cfg.substeps.max(1) {
             // Bodies moved by hand since the last step get the same guard.
             self.recover_runaways();
@@ -365,6 +371,7 @@ impl World {
             self.collect_slip_forces();
         }
         self.release_ghosts();
+        self.end_step_motion();
         let cycle = self.cfg.cycle_dt;
         for r in self.robots.values_mut() {
             for (a, out) in r.foot_accum.iter().zip(r.foot_result.iter_mut()) {
@@ -457,9 +464,13 @@ impl World {
         ))
     }
 
-    /// Torso linear velocity in the field frame (m/s), as the last step
-    /// ended.
+    /// Torso linear velocity in the field frame (m/s): the torso's motion
+    /// over the last step (`motion.rs`), or after a move by hand the
+    /// velocity it was given.
     pub fn torso_linvel(&self, h: RobotHandle) -> Vector3<f32> {
+        if let Some(m) = self.robot(h).and_then(|r| r.step_motion) {
+            return m.linvel;
+        }
         match (self.root_velocity(h), self.robot(h)) {
             (Some((v, _)), _) => v,
             (None, Some(r)) => self.part_linvel(h, r.model.torso),
@@ -467,9 +478,13 @@ impl World {
         }
     }
 
-    /// Torso angular velocity in the torso frame (rad/s), as the last step
-    /// ended.
+    /// Torso angular velocity in the torso frame (rad/s): the torso's
+    /// turn over the last step (`motion.rs`), or after a move by hand the
+    /// velocity it was given.
     pub fn torso_angvel_local(&self, h: RobotHandle) -> Vector3<f32> {
+        if let Some(m) = self.robot(h).and_then(|r| r.step_motion) {
+            return m.angvel_local;
+        }
         let Some(b) = self
             .robot(h)
             .and_then(|r| self.bodies.get(r.bodies[r.model.torso]))

@@ -191,6 +191,8 @@ impl World {
                 last_sane: torso_pos,
                 slip: vec![None; n_parts],
                 stretch,
+                torso_at_step_start: None,
+                step_motion: None,
             },
         );
         self.mark_ghosts(handle);
@@ -352,6 +354,7 @@ impl World {
             }
         }
         self.stretch_reset(h);
+        self.forget_step_motion(h);
         self.mark_ghosts(h);
     }
 

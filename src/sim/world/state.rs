@@ -184,6 +184,7 @@ impl World {
             }
         }
         self.stretch_reset(h);
+        self.forget_step_motion(h);
         if !s.joint_separations.is_empty() || !s.joint_misalignments.is_empty() {
             self.set_joint_stretch(h, &s.joint_separations, &s.joint_misalignments);
         }
