@@ -89,3 +89,25 @@ fn ball_roll_decay() {
         );
     }
 }
+
+/// The reference's ball rests 1.7 mm deep in the ground (its contacts'
+/// 1 mm surface layer and its soft ball-ground row): its centre at z
+/// 0.0403 in the roll trace before the push, where rapier's own contact
+/// would hold it at 0.0417.
+#[test]
+fn a_resting_ball_sits_as_deep_in_the_ground_as_the_reference() {
+    let trace = Trace::load("b_roll_2mps.csv");
+    let ref_z = trace.column("ball_z")[0];
+    let mut w = world();
+    w.set_ball_position(Vector3::new(2.0, 3.0, 0.042));
+    w.set_ball_velocity(Vector3::zeros());
+    for _ in 0..100 {
+        w.step();
+    }
+    let z = w.ball_position().z as f64;
+    eprintln!("resting ball centre z {z:.5} (reference {ref_z:.5})");
+    assert!(
+        (z - ref_z).abs() <= 0.0002,
+        "resting ball centre at z {z:.5}, reference {ref_z:.5}"
+    );
+}

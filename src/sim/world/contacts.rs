@@ -23,6 +23,8 @@ use super::{
 /// robot-ground contacts when slip joints replace it.
 pub(super) struct ContactRules<'a> {
     pub(super) robot_ball_restitution: f32,
+    /// Extra depth at which the ball rests in the ground (`ball_ground_layer`).
+    pub(super) ball_ground_layer: f32,
     /// Robot-ground contacts have no Coulomb friction: the slip joints
     /// (`slip.rs`) hold them.
     pub(super) ground_slip: bool,
@@ -43,6 +45,10 @@ impl PhysicsHooks for ContactRules<'_> {
             (a, b),
             (Some(KIND_PART), Some(KIND_BALL)) | (Some(KIND_BALL), Some(KIND_PART))
         );
+        let ball_ground = matches!(
+            (a, b),
+            (Some(KIND_BALL), Some(KIND_GROUND)) | (Some(KIND_GROUND), Some(KIND_BALL))
+        );
         let robot_ground = matches!(
             (a, b),
             (Some(KIND_PART), Some(KIND_GROUND)) | (Some(KIND_GROUND), Some(KIND_PART))
@@ -55,6 +61,10 @@ impl PhysicsHooks for ContactRules<'_> {
             *m.restitution = self.robot_ball_restitution;
         } else if self.ground_slip && robot_ground {
             *m.friction = 0.0;
+        } else if ball_ground && self.ball_ground_layer > 0.0 {
+            for c in m.solver_contacts.iter_mut() {
+                c.dist += self.ball_ground_layer;
+            }
         }
     }
 

@@ -346,6 +346,7 @@ impl World {
             self.add_part_drag();
             let hooks = ContactRules {
                 robot_ball_restitution: self.cfg.robot_ball_restitution,
+                ball_ground_layer: self.cfg.ball_ground_layer,
                 ground_slip: self.cfg.ground_slip_damping > 0.0,
                 ghosts: &self.ghosts,
             };
