@@ -11,7 +11,7 @@
 //! (its body Jacobian times the generalized velocities: rapier copies
 //! these into the link bodies only when the next step starts). Robots
 //! with impulse joints keep rapier's body damping (`robots.rs`). This is
-//! a setting (`part_drag_as_forces`), off by default (`config.rs`).
+//! a setting (`part_drag_as_forces`), on by default (`config.rs`).
 
 use nalgebra::Vector3;
 use rapier3d::prelude::RigidBodyHandle;
