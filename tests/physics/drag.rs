@@ -105,13 +105,12 @@ fn a_robot_turns_in_the_air_as_the_references_drag_says() {
     let (mut w, h) = start(&PhysicsConfig::default(), &sc.script);
     let torso = w.robot_model(h).torso;
     let reference = sc.trace.column("gyr_x");
-    for step in 0..3 {
+    for (step, &theirs) in reference.iter().enumerate().take(3) {
         let before = w.part_pose(h, torso).rotation;
         apply(&mut w, h, &sc.script, step);
         w.step();
         let turn = (before.inverse() * w.part_pose(h, torso).rotation).scaled_axis() / 0.02;
         let ours = turn.x.to_degrees() as f64;
-        let theirs = reference[step];
         eprintln!(
             "row {}: torso turns {ours:.2}°/s, reference {theirs:.2}°/s",
             step + 1
