@@ -447,8 +447,8 @@ impl World {
     /// the last step, for a robot whose hinges form one articulation: its
     /// root's generalized velocity. Rapier copies an articulation's
     /// velocities into the link bodies only when the next step starts, so
-    /// the bodies' own velocities are one cycle old; the reference's gyro
-    /// and accelerometer read the velocity the step ended with.
+    /// the bodies' own velocities are one cycle old. The sensors read it
+    /// only for a robot moved by hand since its last step (`motion.rs`).
     fn root_velocity(&self, h: RobotHandle) -> Option<(Vector3<f32>, Vector3<f32>)> {
         let r = self.robot(h)?;
         let JointRef::Multibody(mh) = *r.joints.first()? else {

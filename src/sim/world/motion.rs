@@ -9,8 +9,8 @@
 //! moves the bodies with includes the contacts' position correction, and
 //! its relaxation pass then takes that correction out of the velocity the
 //! step ends with. Read directly, the torso's velocity after a rapier step
-//! differs from how the torso moved whenever contacts push it, by 1–3°/s
-//! RMS while walking and by up to 100°/s when a falling robot lands. So
+//! differs from how the torso moved whenever contacts push it, by 1–5°/s
+//! RMS while walking and by over 100°/s when a falling robot lands. So
 //! the sensors read the pose change over the step instead: the torso pose
 //! is kept when a step starts and differenced when it ends.
 
