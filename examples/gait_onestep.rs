@@ -301,7 +301,7 @@ fn evaluate(
 ) -> Vec<Acc> {
     let (mut w, h) = replay::start(cfg, &sc.script);
     let m = w.robot_model(h).clone();
-    let names: Vec<String> = m.joints.iter().map(|j| j.perceptor.to_string()).collect();
+    let names = replay::joint_names(&m);
     let part = |name: &str| match m.parts.iter().position(|p| &*p.name == name) {
         Some(i) => i,
         None => panic!("no part {name}"),

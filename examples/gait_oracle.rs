@@ -139,7 +139,7 @@ fn run(
 ) -> replay::Run {
     let (mut w, h) = replay::start(cfg, &sc.script);
     let m = w.robot_model(h).clone();
-    let names: Vec<String> = m.joints.iter().map(|j| j.perceptor.to_string()).collect();
+    let names = replay::joint_names(&m);
     let rows = sc.trace.len();
     let mut out = replay::Run::new(&m, rows);
     let ref_z = sc.trace.column("torso_z");

@@ -6,7 +6,7 @@
 
 use rcss3d::sim::world::PhysicsConfig;
 
-use super::replay::{gaits_dir, recorded_state, start, Scenario};
+use super::replay::{gaits_dir, joint_names, recorded_state, start, Scenario};
 use super::util::{reference_setup, world};
 
 /// Commands `effector` at `speed` rad/s for `cycles` cycles, then 0, and
@@ -106,7 +106,7 @@ fn a_lying_robots_hip_yaw_pitch_follows_its_command() {
     let sc = Scenario::load(&gaits_dir(), "g_getup_t0");
     let (mut w, h) = start(&PhysicsConfig::default(), &sc.script);
     let m = w.robot_model(h).clone();
-    let names: Vec<String> = m.joints.iter().map(|j| j.perceptor.to_string()).collect();
+    let names = joint_names(&m);
     w.set_robot_state(h, &recorded_state(&sc, &names, 75))
         .expect("a recorded state");
     let torso = w.part_pose(h, m.torso);

@@ -772,6 +772,12 @@ pub fn joints_at(sc: &Scenario, ours: &Run, row: usize) -> Vec<(String, f64, f64
         .collect()
 }
 
+/// The names the traces give a model's joints (`hj_<name>` columns), in
+/// the model's joint order: the order `recorded_state` takes them in.
+pub fn joint_names(m: &RobotModel) -> Vec<String> {
+    m.joints.iter().map(|j| j.perceptor.to_string()).collect()
+}
+
 /// The reference's recorded state at row `i` (> 0) of a gait scenario:
 /// torso pose from its rotation matrix, joint angles (in the order of
 /// `joint_names`), and the velocities of the step that ended at the row

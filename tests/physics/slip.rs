@@ -156,7 +156,7 @@ fn a_part_touching_at_one_point_turns_freely_about_the_vertical() {
     let sc = Scenario::load(&gaits_dir(), "g_getup_t0");
     let (mut w, h) = super::replay::start(&PhysicsConfig::default(), &sc.script);
     let m = w.robot_model(h).clone();
-    let names: Vec<String> = m.joints.iter().map(|j| j.perceptor.to_string()).collect();
+    let names = super::replay::joint_names(&m);
     let hj = |n: &str| sc.trace.column(&format!("hj_{n}"));
     let (mut checked, mut blocked) = (0, Vec::new());
     // The arms push the lying robot up from about 1.8 s on.

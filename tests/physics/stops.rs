@@ -8,7 +8,7 @@
 use nalgebra::Vector3;
 use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotState};
 
-use crate::replay::{apply, gaits_dir, part_poses, recorded_state, start, Scenario};
+use crate::replay::{apply, gaits_dir, joint_names, part_poses, recorded_state, start, Scenario};
 
 /// The left ankle's travel (°) in the step from recorded row 109 to row
 /// 110 of g_walk_t0, with `cfg`; and the reference's.
@@ -16,7 +16,7 @@ fn ankle_travel_off_its_stop(cfg: &PhysicsConfig) -> (f32, f32) {
     let sc = Scenario::load(&gaits_dir(), "g_walk_t0");
     let (mut w, h) = start(cfg, &sc.script);
     let m = w.robot_model(h).clone();
-    let names: Vec<String> = m.joints.iter().map(|j| j.perceptor.to_string()).collect();
+    let names = joint_names(&m);
     let ankle = names
         .iter()
         .position(|n| n == "llj5")

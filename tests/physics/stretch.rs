@@ -13,7 +13,7 @@ use rcss3d::sim::world::{
 };
 
 use super::util::{reference_setup, world};
-use crate::replay::{gaits_dir, part_poses, recorded_state, start, Scenario};
+use crate::replay::{gaits_dir, joint_names, part_poses, recorded_state, start, Scenario};
 
 /// The recorded walk g_walk_t0 with what the stretch tests need.
 struct Walk {
@@ -36,7 +36,7 @@ fn recorded_walk() -> Walk {
     let parts = sc.parts.as_ref().expect("the walk has part positions");
     let (mut w, h) = start(&PhysicsConfig::default(), &sc.script);
     let m = w.robot_model(h).clone();
-    let names: Vec<String> = m.joints.iter().map(|j| j.perceptor.to_string()).collect();
+    let names = joint_names(&m);
     let feet: Vec<usize> = ["lfoot", "rfoot"]
         .iter()
         .filter_map(|n| m.parts.iter().position(|p| &*p.name == *n))
