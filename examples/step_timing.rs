@@ -1,6 +1,6 @@
 //! Times `World::step` (one 20 ms cycle) with 22 standing robots of the
-//! five types in turn and the ball: wall-clock and process CPU per cycle,
-//! after one second of settling.
+//! five types in turn and the ball: wall-clock time inside the steps and
+//! process CPU per cycle, after one second of settling.
 //!
 //! ```text
 //! cargo run --release --example step_timing -- [CYCLES] [ROBOTS] [RON physics overrides]
@@ -9,6 +9,11 @@
 //!
 //! Defaults: 500 cycles, 22 robots, the default physics. Prints one line
 //! per run; a quick A/B tool next to the `cycle_step` criterion bench.
+//! With `STEP_TIMING_FALLEN=1` in the environment every robot is pushed
+//! over first and timed lying (many more ground contacts); the line also
+//! gives the slowest single step. With
+//! `STEP_TIMING_PACE_MS=N` the loop sleeps N ms after every step, as the
+//! real-time server idles between its steps.
 
 use std::time::Instant;
 
@@ -66,11 +71,27 @@ fn main() {
     for _ in 0..SETTLE_CYCLES {
         w.step();
     }
-    let (t0, c0) = (Instant::now(), cpu_seconds());
-    for _ in 0..cycles {
-        w.step();
+    if std::env::var_os("STEP_TIMING_FALLEN").is_some() {
+        push_over(&mut w);
     }
-    let wall = t0.elapsed().as_secs_f64();
+    let c0 = cpu_seconds();
+    let mut slowest = 0.0f64;
+    let mut stepping = 0.0f64;
+    let pace = std::env::var("STEP_TIMING_PACE_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(std::time::Duration::from_millis);
+    for _ in 0..cycles {
+        let s = Instant::now();
+        w.step();
+        let took = s.elapsed().as_secs_f64();
+        slowest = slowest.max(took);
+        stepping += took;
+        if let Some(p) = pace {
+            std::thread::sleep(p);
+        }
+    }
+    let wall = stepping;
     let cpu = cpu_seconds() - c0;
     let upright = w
         .robots()
@@ -81,8 +102,30 @@ fn main() {
         })
         .count();
     println!(
-        "{robots} robots, {cycles} cycles: {:.3} ms wall / cycle, {:.3} ms CPU / cycle, {upright}/{robots} torsos above 0.25 m",
+        "{robots} robots, {cycles} cycles: {:.3} ms wall / cycle, {:.3} ms CPU / cycle, slowest step {:.3} ms, {upright}/{robots} torsos above 0.25 m",
         wall * 1e3 / cycles as f64,
         cpu * 1e3 / cycles as f64,
+        slowest * 1e3,
     );
+}
+
+/// Pushes every torso forward (then backward for every other robot) for
+/// half a second and lets the robots come to rest on the ground.
+fn push_over(w: &mut World) {
+    let robots = w.robots();
+    for (i, h) in robots.iter().enumerate() {
+        let torso = w.robot_model(*h).torso;
+        let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+        w.set_part_force(*h, torso, Vector3::new(sign * 30.0, 0.0, 0.0));
+    }
+    for _ in 0..25 {
+        w.step();
+    }
+    for h in &robots {
+        let torso = w.robot_model(*h).torso;
+        w.set_part_force(*h, torso, Vector3::zeros());
+    }
+    for _ in 0..100 {
+        w.step();
+    }
 }

@@ -116,6 +116,9 @@ pub fn run(
     let mut conns: BTreeMap<ConnId, Conn> = BTreeMap::new();
     let step = Duration::from_secs_f32(cfg.step);
     let mut next_tick = Instant::now() + step;
+    // When the coming cycle was due (real time only): how late its send
+    // phase starts is the lateness agents see.
+    let mut due: Option<Instant> = None;
     let sync_timeout = cfg.sync_timeout_ms.map(Duration::from_millis);
     info!(
         seed = sim.seed(),
@@ -131,6 +134,7 @@ pub fn run(
         let span = info_span!("cycle", n = sim.cycle() + 1);
         let _enter = span.enter();
         let t0 = Instant::now();
+        let late = due.map_or(Duration::ZERO, |d| t0.saturating_duration_since(d));
         // R: read phase.
         while let Ok(input) = inputs.try_recv() {
             stop |= handle(&mut sim, &mut conns, &mut monitor_log, input);
@@ -229,12 +233,13 @@ pub fn run(
             read_us = t_read.as_micros() as u64,
             send_us = t_send.as_micros() as u64,
             step_us = t_step.as_micros() as u64,
+            late_us = late.as_micros() as u64,
             physics_us = stages.physics_us,
             referee_us = stages.referee_us,
             perception_us = stages.perception_us,
             "cycle timing"
         );
-        summary.add(t_send, &stages, t_step);
+        summary.add(t_send, &stages, t_step, late);
         if summary.cycles >= SUMMARY_EVERY {
             summary.log_and_reset();
         }
@@ -245,6 +250,7 @@ pub fn run(
         // step per cycle, the simulation just runs slower.
         if cfg.real_time {
             let now = Instant::now();
+            due = Some(next_tick);
             if next_tick > now {
                 std::thread::sleep(next_tick - now);
                 next_tick += step;
@@ -351,11 +357,14 @@ struct StageSummary {
     physics_us: u64,
     referee_us: u64,
     perception_us: u64,
+    /// Latest start of a cycle after it was due (real time).
+    max_late: Duration,
 }
 
 impl StageSummary {
-    fn add(&mut self, send: Duration, stages: &StageTimes, step: Duration) {
+    fn add(&mut self, send: Duration, stages: &StageTimes, step: Duration, late: Duration) {
         self.cycles += 1;
+        self.max_late = self.max_late.max(late);
         self.send += send;
         self.step += step;
         self.physics_us += stages.physics_us;
@@ -372,6 +381,7 @@ impl StageSummary {
             referee_us = self.referee_us / n,
             perception_us = self.perception_us / n,
             send_us = (self.send.as_micros() as u64) / n,
+            max_late_us = self.max_late.as_micros() as u64,
             "mean stage times per cycle"
         );
         *self = StageSummary::default();

@@ -54,6 +54,8 @@ pub(crate) struct AgentResult {
     /// Measuring window only.
     pub(crate) window_frames: u64,
     pub(crate) late_gaps: u64,
+    /// Game time (s) of the frames that ended a late gap, the first few.
+    pub(crate) late_at: Vec<f64>,
     pub(crate) max_gap: Duration,
     pub(crate) skipped_cycles: u64,
     pub(crate) error: Option<String>,
@@ -215,6 +217,8 @@ pub(crate) fn agent_body(
     let mut last_at: Option<Instant> = None;
     let mut last_t: Option<f64> = None;
     let late = Duration::from_secs_f64(STEP * LATE_FACTOR);
+    // Enough to match a run's late frames with the server's cycle trace.
+    const MAX_LATE_TIMES: usize = 20;
     loop {
         wire.send(&messages[k % messages.len()])?;
         k += 1;
@@ -233,6 +237,11 @@ pub(crate) fn agent_body(
                 let gap = at - prev;
                 if gap > late {
                     res.late_gaps += 1;
+                    if let Some(t) = t {
+                        if res.late_at.len() < MAX_LATE_TIMES {
+                            res.late_at.push(t);
+                        }
+                    }
                 }
                 res.max_gap = res.max_gap.max(gap);
             }

@@ -17,7 +17,10 @@
 //! ends (CPU per thread, peak and current RSS). With `--spawn-server` the
 //! release server binary is built if needed, started on free ports, and
 //! stopped at the end by its pid; with `--stages` its trace-level per-stage
-//! timing lines are collected for the same window.
+//! timing lines are collected for the same window (median, mean, p99 and
+//! the worst cycle per stage; in real time `late_us` is how long after its
+//! due time a cycle's send phase started). A paced run also lists the game
+//! times of the first late frames, to find them in the server's trace.
 //!
 //! `--agents` takes a list (`1,2,6,11,22`) and `--runs` repeats each size
 //! with a fresh server: the summary table then shows medians.

@@ -8,8 +8,8 @@ use crate::run::{one_run, RunResult};
 use crate::server::StageRow;
 use crate::{Cli, LATE_FACTOR, STEP};
 
-/// (key, median, mean, p99) in microseconds over the measuring window.
-pub(crate) fn summarise_stages(rows: &[StageRow]) -> Vec<(String, f64, f64, f64)> {
+/// (key, median, mean, p99, max) in microseconds over the measuring window.
+pub(crate) fn summarise_stages(rows: &[StageRow]) -> Vec<(String, f64, f64, f64, f64)> {
     let mut by_key: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for (in_window, fields) in rows {
         if !in_window {
@@ -26,7 +26,8 @@ pub(crate) fn summarise_stages(rows: &[StageRow]) -> Vec<(String, f64, f64, f64)
             let mean = v.iter().sum::<u64>() as f64 / v.len().max(1) as f64;
             let med = v[v.len() / 2] as f64;
             let p99 = v[(v.len() * 99 / 100).min(v.len() - 1)] as f64;
-            (k, med, mean, p99)
+            let max = v.last().copied().unwrap_or(0) as f64;
+            (k, med, mean, p99, max)
         })
         .collect()
 }
@@ -96,6 +97,10 @@ pub(crate) fn print_run(cli: &Cli, r: &RunResult, run: usize) {
             r.max_gap_ms,
             r.skipped_cycles
         );
+        if !r.late_at.is_empty() {
+            let times: Vec<String> = r.late_at.iter().map(|t| format!("{t:.2}")).collect();
+            println!("   late frames at    game time {} s", times.join(", "));
+        }
     } else {
         println!(
             "   frame gaps        max {:.1} ms (sync mode without the real-time timer: gaps are not late cycles)",
@@ -106,8 +111,10 @@ pub(crate) fn print_run(cli: &Cli, r: &RunResult, run: usize) {
         "   loadgen           {:.1} % of one core; largest frame {} bytes",
         r.loadgen_cpu_pct, r.max_frame_bytes
     );
-    for (k, med, mean, p99) in &r.stages {
-        println!("   stage {k:<12} median {med:.0} us, mean {mean:.0} us, p99 {p99:.0} us");
+    for (k, med, mean, p99, max) in &r.stages {
+        println!(
+            "   stage {k:<12} median {med:.0} us, mean {mean:.0} us, p99 {p99:.0} us, max {max:.0} us"
+        );
     }
     println!(
         "RESULT agents={} mode={} cycles={} wall_s={:.3} cps={:.1} cpu_ms_per_cycle={} cpu_pct={} peak_rss_mb={} on_field_s={:.3} late={} max_gap_ms={:.1} skipped={} loadgen_cpu_pct={:.1}",
@@ -263,5 +270,21 @@ mod tests {
         assert_eq!(b.server_bin, Some(PathBuf::from("/tmp/other")));
         assert_eq!(b.server_args, ["--sync", "--config", "b.ron"]);
         assert_eq!(cli.server_args, ["--sync"]);
+    }
+
+    #[test]
+    fn stage_summary_keeps_the_worst_cycle_of_the_window() {
+        let row = |in_window: bool, us: u64| (in_window, vec![("physics_us".to_owned(), us)]);
+        let mut rows: Vec<StageRow> = (1..=100).map(|i| row(true, i * 10)).collect();
+        // Outside the measuring window: ignored, however slow.
+        rows.push(row(false, 1_000_000));
+        rows.push(row(true, 25_000));
+        let s = summarise_stages(&rows);
+        assert_eq!(s.len(), 1);
+        let (key, median, _mean, p99, max) = &s[0];
+        assert_eq!(key, "physics_us");
+        assert_eq!(*median, 510.0);
+        assert_eq!(*p99, 1000.0);
+        assert_eq!(*max, 25_000.0);
     }
 }

@@ -32,11 +32,13 @@ pub(crate) struct RunResult {
     pub(crate) connect_spread_s: f64,
     pub(crate) late_gaps: u64,
     pub(crate) agents_late: usize,
+    /// Game times of the late frames seen by the first agent that had any.
+    pub(crate) late_at: Vec<f64>,
     pub(crate) max_gap_ms: f64,
     pub(crate) skipped_cycles: u64,
     pub(crate) loadgen_cpu_pct: f64,
     pub(crate) max_frame_bytes: usize,
-    pub(crate) stages: Vec<(String, f64, f64, f64)>,
+    pub(crate) stages: Vec<(String, f64, f64, f64, f64)>,
 }
 
 pub(crate) fn one_run(cli: &Cli, agents: usize, run: usize) -> Result<RunResult> {
@@ -215,6 +217,11 @@ pub(crate) fn drive(
         connect_spread_s: (last_connect - first_connect).as_secs_f64(),
         late_gaps: results.iter().map(|r| r.late_gaps).sum(),
         agents_late: results.iter().filter(|r| r.late_gaps > 0).count(),
+        late_at: results
+            .iter()
+            .find(|r| !r.late_at.is_empty())
+            .map(|r| r.late_at.clone())
+            .unwrap_or_default(),
         max_gap_ms: results
             .iter()
             .map(|r| r.max_gap)

@@ -127,7 +127,7 @@ pub(crate) fn spawn_server(cli: &Cli, bin: &Path, run_flag: Arc<AtomicU8>) -> Re
                 if let Some(f) = log.as_mut() {
                     let _ = writeln!(f, "{line}");
                 }
-                if !line.contains("_us=") {
+                if !line.contains("cycle timing") {
                     continue;
                 }
                 let fields: Vec<(String, u64)> = strip_ansi(&line)
