@@ -28,13 +28,17 @@
 //! joint stretch emulation on (the default), each start state carries the
 //! joints' separations the recorded motion built up, so our feet start
 //! where the reference's are. `--anchor-feet` instead shifts the torso so
-//! that they do (for settings with rigid joints).
+//! that they do (for settings with rigid joints). With `--steps` also,
+//! per window start, the parts whose collider is within 5 mm of the
+//! ground (`low,scenario,row,part:lowest point:centre above the
+//! reference's,…`, mm).
 
 #[path = "../tests/physics/replay.rs"]
 mod replay;
 
 use nalgebra::Isometry3;
 use nalgebra::{Matrix3, Rotation3, UnitQuaternion, Vector3};
+use rcss3d::sim::model::ShapeDesc;
 use rcss3d::sim::world::{
     joint_drift, joint_misalignment_drift, PhysicsConfig, RobotHandle, RobotState, World,
 };
@@ -209,6 +213,28 @@ struct Acc {
     per_joint_sq: Vec<f64>,
 }
 
+/// Height above the ground plane of the lowest point of a part's collider
+/// at `pose`, m (negative: below the plane).
+fn lowest_point(pose: &Isometry3<f32>, shape: &ShapeDesc) -> f32 {
+    match *shape {
+        ShapeDesc::Box(sides) => (0..8)
+            .map(|k| {
+                let corner = Vector3::new(
+                    if k & 1 == 0 { -0.5 } else { 0.5 } * sides.x,
+                    if k & 2 == 0 { -0.5 } else { 0.5 } * sides.y,
+                    if k & 4 == 0 { -0.5 } else { 0.5 } * sides.z,
+                );
+                (pose * nalgebra::Point3::from(corner)).z
+            })
+            .fold(f32::INFINITY, f32::min),
+        ShapeDesc::Sphere { radius } => pose.translation.vector.z - radius,
+        ShapeDesc::Capsule { radius, length } => {
+            let half = pose.rotation * Vector3::new(0.0, 0.0, length / 2.0);
+            pose.translation.vector.z - half.z.abs() - radius
+        }
+    }
+}
+
 fn main() {
     let mut prefix = String::new();
     let mut horizon = 5usize;
@@ -377,6 +403,29 @@ fn evaluate(
             if let Err(e) = w.set_robot_state(h, &state) {
                 panic!("{}: {e}", sc.name);
             }
+        }
+        if steps {
+            // Which parts touch or nearly touch the ground as the window
+            // starts: name and lowest point, mm.
+            let mut l = format!("low,{},{i}", sc.name);
+            for (p, desc) in m.parts.iter().enumerate() {
+                let Some(shape) = desc.collider else { continue };
+                let pose = w.part_pose(h, p);
+                let z = lowest_point(&pose, &shape);
+                if z < 0.005 {
+                    // And how far our rebuilt part centre is above the
+                    // reference's recorded one, mm.
+                    let col = format!("{}_z", desc.name);
+                    let off = match &sc.parts {
+                        Some(t) if t.has(&col) => {
+                            (pose.translation.vector.z as f64 - t.column(&col)[i]) * 1e3
+                        }
+                        _ => f64::NAN,
+                    };
+                    l.push_str(&format!(",{}:{:.2}:{off:.2}", desc.name, z * 1e3));
+                }
+            }
+            lines.push(l);
         }
         if rows.ball[i].iter().all(|x| x.is_finite()) {
             w.set_ball_position(rows.ball[i]);

@@ -21,6 +21,25 @@ pub fn clock_ticks_per_sec() -> f64 {
     })
 }
 
+/// CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`):
+/// with the wall time of the same stretch it tells work from waiting for
+/// the processor. `None` where the clock is not available.
+pub fn thread_cpu_time() -> Option<std::time::Duration> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if r != 0 || ts.tv_sec < 0 || ts.tv_nsec < 0 {
+        return None;
+    }
+    Some(std::time::Duration::new(
+        ts.tv_sec as u64,
+        ts.tv_nsec as u32,
+    ))
+}
+
 /// One `/proc/.../stat` file: the command name and the CPU time used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stat {

@@ -215,10 +215,17 @@ pub fn run(
         let t_send = t1.elapsed();
         // X + P: step and prepare.
         let t2 = Instant::now();
+        let cpu2 = crate::procfs::thread_cpu_time();
         let mut stages = StageClock::default();
         let report = sim.step(|stage| stages.enter(stage));
         let stages = stages.times();
         let t_step = t2.elapsed();
+        // CPU the step used: far below its wall time means the thread
+        // waited for the processor (another process, the hypervisor).
+        let step_cpu = match (cpu2, crate::procfs::thread_cpu_time()) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => Duration::ZERO,
+        };
         for (conn, status) in report.status {
             if let Some(c) = conns.get(&conn) {
                 c.status.send_replace(status);
@@ -233,6 +240,7 @@ pub fn run(
             read_us = t_read.as_micros() as u64,
             send_us = t_send.as_micros() as u64,
             step_us = t_step.as_micros() as u64,
+            step_cpu_us = step_cpu.as_micros() as u64,
             late_us = late.as_micros() as u64,
             physics_us = stages.physics_us,
             referee_us = stages.referee_us,
