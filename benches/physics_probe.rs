@@ -146,7 +146,7 @@ fn cycle_time(lib: &ModelLibrary, kind: JointKind) {
 
 /// CPU time of this thread (utime + stime, Linux), seconds; 0 elsewhere.
 fn thread_cpu_seconds() -> f64 {
-    rcss3d::procfs::thread_cpu_secs().unwrap_or(0.0)
+    rcss3d::procfs::thread_cpu_time().map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// A diagnostic setting from the environment, if set and parseable.

@@ -1,6 +1,8 @@
 //! Readings of a Linux process from `/proc`: CPU time and memory. The load
 //! generator, the soak tool, the physics benchmark and the flood tests
-//! measure the server with these; the simulation never reads them.
+//! measure the server with these, and the driver's cycle trace reports the
+//! thread CPU time of each step; nothing read here flows into the
+//! simulation.
 //! Elsewhere than Linux every reading is `None`.
 
 use std::path::Path;
@@ -83,11 +85,6 @@ pub fn cpu_secs(pid: u32) -> Option<f64> {
     Stat::read(Path::new(&format!("/proc/{pid}/stat"))).map(|s| s.cpu_secs())
 }
 
-/// CPU seconds the calling thread has used so far.
-pub fn thread_cpu_secs() -> Option<f64> {
-    Stat::read(Path::new("/proc/thread-self/stat")).map(|s| s.cpu_secs())
-}
-
 /// A `kB` field of `/proc/PID/status` (`VmRSS`, `VmHWM`), in KiB.
 pub fn status_kib(pid: u32, field: &str) -> Option<u64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -136,6 +133,27 @@ mod tests {
         }
         assert!(clock_ticks_per_sec() > 0.0);
         assert!(cpu_secs(std::process::id()).is_some());
+        assert!(thread_cpu_time().is_some());
         assert!(status_kib(std::process::id(), "VmRSS").is_some_and(|kib| kib > 0));
+    }
+
+    #[test]
+    fn thread_cpu_time_counts_work_and_not_sleep() {
+        use std::time::{Duration, Instant};
+        let Some(before_sleep) = thread_cpu_time() else {
+            return;
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        let after_sleep = thread_cpu_time().expect("the clock worked a moment ago");
+        let work = Instant::now();
+        let mut x = 0u64;
+        while work.elapsed() < Duration::from_millis(20) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let worked = work.elapsed();
+        let after_work = thread_cpu_time().expect("the clock worked a moment ago");
+        assert!(after_sleep - before_sleep < Duration::from_millis(25));
+        assert!(after_work > after_sleep);
+        assert!(after_work - after_sleep <= worked + Duration::from_millis(1));
     }
 }
