@@ -215,14 +215,16 @@ pub fn run(
         let t_send = t1.elapsed();
         // X + P: step and prepare.
         let t2 = Instant::now();
-        let cpu2 = crate::procfs::thread_cpu_time();
+        // Two system calls per cycle, only while the cycle trace is on.
+        let trace_on = tracing::enabled!(tracing::Level::TRACE);
+        let cpu2 = trace_on.then(crate::procfs::thread_cpu_time).flatten();
         let mut stages = StageClock::default();
         let report = sim.step(|stage| stages.enter(stage));
         let stages = stages.times();
         let t_step = t2.elapsed();
         // CPU the step used: far below its wall time means the thread
         // waited for the processor (another process, the hypervisor).
-        let step_cpu = match (cpu2, crate::procfs::thread_cpu_time()) {
+        let step_cpu = match (cpu2, cpu2.and_then(|_| crate::procfs::thread_cpu_time())) {
             (Some(a), Some(b)) => b.saturating_sub(a),
             _ => Duration::ZERO,
         };
