@@ -91,7 +91,6 @@ fn main() {
             std::thread::sleep(p);
         }
     }
-    let wall = stepping;
     let cpu = cpu_seconds() - c0;
     let upright = w
         .robots()
@@ -103,7 +102,7 @@ fn main() {
         .count();
     println!(
         "{robots} robots, {cycles} cycles: {:.3} ms wall / cycle, {:.3} ms CPU / cycle, slowest step {:.3} ms, {upright}/{robots} torsos above 0.25 m",
-        wall * 1e3 / cycles as f64,
+        stepping * 1e3 / cycles as f64,
         cpu * 1e3 / cycles as f64,
         slowest * 1e3,
     );

@@ -224,10 +224,9 @@ pub fn run(
         let t_step = t2.elapsed();
         // CPU the step used: far below its wall time means the thread
         // waited for the processor (another process, the hypervisor).
-        let step_cpu = match (cpu2, cpu2.and_then(|_| crate::procfs::thread_cpu_time())) {
-            (Some(a), Some(b)) => b.saturating_sub(a),
-            _ => Duration::ZERO,
-        };
+        let step_cpu = cpu2
+            .and_then(|a| Some(crate::procfs::thread_cpu_time()?.saturating_sub(a)))
+            .unwrap_or_default();
         for (conn, status) in report.status {
             if let Some(c) = conns.get(&conn) {
                 c.status.send_replace(status);
