@@ -23,6 +23,8 @@
  *     --gcfm C                  global CFM (default 1e-5)
  *     --noadis                  auto-disable off
  *     --substeps N              N steps of 0.02/N s per cycle
+ *     --part-drag K             angular drag of every robot part, N·m per
+ *                               rad/s (default 0.01; the linear drag stays)
  *     --shift X                 beam X m further along x
  *     --ball-coulomb            the ball's contacts with Coulomb friction
  *                               mu = 1 instead of unbounded friction with slip
@@ -211,10 +213,11 @@ static void add_drag(dBodyID b, double kt) {
 }
 
 static int quick = 0, substeps = 1;
+static double part_drag = 0.01;
 
 static void step(void) {
     for (int s = 0; s < substeps; s++) {
-        for (int i = 0; i < np; i++) if (dBodyIsEnabled(bodies[i])) add_drag(bodies[i], 0.01);
+        for (int i = 0; i < np; i++) if (dBodyIsEnabled(bodies[i])) add_drag(bodies[i], part_drag);
         if (dBodyIsEnabled(ball)) add_drag(ball, 5e-5);
         for (int i = 0; i < np; i++) if (geoms[i]) { collide_pair(geoms[i], ground); collide_pair(geoms[i], ball_geom); }
         collide_pair(ball_geom, ground);
@@ -267,6 +270,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--ball-coulomb")) ball_coulomb = 1;
         else if (!strcmp(argv[i], "--ball-hard")) ball_hard = 1;
         else if (!strcmp(argv[i], "--substeps")) substeps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--part-drag")) part_drag = atof(argv[++i]);
         else if (!strcmp(argv[i], "--shift")) shift = atof(argv[++i]);
     }
     load_model(argv[1]);
