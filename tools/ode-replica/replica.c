@@ -21,6 +21,7 @@
  *     --slip S                  robot-ground slip (default 5e-3)
  *     --erp E --cfm C           robot-ground soft ERP / CFM (0.4 / 1e-4)
  *     --gcfm C                  global CFM (default 1e-5)
+ *     --gerp E                  global ERP (default 0.2)
  *     --noadis                  auto-disable off
  *     --substeps N              N steps of 0.02/N s per cycle
  *     --part-drag K             angular drag of every robot part, N·m per
@@ -254,7 +255,7 @@ static void place(double x, double y, double z) {
 
 int main(int argc, char **argv) {
     if (argc < 3) { fprintf(stderr, "replica MODEL SENT [opts]\n"); return 2; }
-    int nudge_step = -1, nudge_joint = -1; double nudge_speed = 0, gcfm = 1e-5, shift = 0;
+    int nudge_step = -1, nudge_joint = -1; double nudge_speed = 0, gcfm = 1e-5, gerp = 0.2, shift = 0;
     int adis = 1;
     for (int i = 3; i < argc; i++) {
         if (!strcmp(argv[i], "--nudge")) { nudge_step = atoi(argv[++i]); nudge_joint = atoi(argv[++i]); nudge_speed = atof(argv[++i]); }
@@ -264,6 +265,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--erp")) g_erp = atof(argv[++i]);
         else if (!strcmp(argv[i], "--cfm")) g_cfm = atof(argv[++i]);
         else if (!strcmp(argv[i], "--gcfm")) gcfm = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--gerp")) gerp = atof(argv[++i]);
         else if (!strcmp(argv[i], "--noadis")) adis = 0;
         else if (!strcmp(argv[i], "--torques")) want_torques = 1;
         else if (!strcmp(argv[i], "--exact")) exact_mass = 1;
@@ -279,7 +281,7 @@ int main(int argc, char **argv) {
     world = dWorldCreate();
     dWorldSetGravity(world, 0, 0, -9.81);
     dWorldSetCFM(world, gcfm);
-    dWorldSetERP(world, 0.2);
+    dWorldSetERP(world, gerp);
     dWorldSetContactSurfaceLayer(world, 0.001);
     if (quick) dWorldSetQuickStepNumIterations(world, quick);
     dWorldSetAutoDisableFlag(world, adis);
