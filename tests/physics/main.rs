@@ -6,6 +6,7 @@
 mod util;
 
 mod ball;
+mod coriolis;
 mod drag;
 mod facts;
 mod gaits;

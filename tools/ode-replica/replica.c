@@ -31,6 +31,7 @@
  *                               mu = 1 instead of unbounded friction with slip
  *     --ball-hard               the ball's contacts without their soft ERP
  *                               and CFM (the global 0.2 / 1e-5)
+ *     --nogyro                  the robot's bodies without ODE's gyroscopic term
  *     --torques                 add each hinge's constraint torque about its
  *                               axis (N.m, on the child, from dJointFeedback)
  *
@@ -64,6 +65,7 @@ static int nsteps;
 
 static int want_torques = 0;
 static dJointFeedback feedback[MAXJ];
+static int no_gyro = 0;
 static int exact_mass = 0, ball_coulomb = 0, ball_hard = 0;
 static double g_mu = -1, g_slip = 5e-3, g_erp = 0.4, g_cfm = 1e-4;
 
@@ -143,6 +145,7 @@ static void build_robot(double tx, double ty, double tz, dSpaceID space) {
         else if (exact_mass && p->mshape == 'c') dMassSetCapsuleTotal(&m, p->mass, 3, p->mdim[0], p->mdim[1]);
         else dMassSetParameters(&m, p->mass, 0, 0, 0, p->I[0], p->I[1], p->I[2], 0, 0, 0);
         dBodySetMass(bodies[i], &m);
+        if (no_gyro) dBodySetGyroscopicMode(bodies[i], 0);
         geoms[i] = 0;
         if (p->shape == 'b') geoms[i] = dCreateBox(space, p->dim[0], p->dim[1], p->dim[2]);
         else if (p->shape == 's') geoms[i] = dCreateSphere(space, p->dim[0]);
@@ -269,6 +272,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--noadis")) adis = 0;
         else if (!strcmp(argv[i], "--torques")) want_torques = 1;
         else if (!strcmp(argv[i], "--exact")) exact_mass = 1;
+        else if (!strcmp(argv[i], "--nogyro")) no_gyro = 1;
         else if (!strcmp(argv[i], "--ball-coulomb")) ball_coulomb = 1;
         else if (!strcmp(argv[i], "--ball-hard")) ball_hard = 1;
         else if (!strcmp(argv[i], "--substeps")) substeps = atoi(argv[++i]);

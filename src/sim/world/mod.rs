@@ -25,9 +25,12 @@
 //! * no self-collision: a contact filter hook drops pairs of one robot;
 //!   the same hook sets the robot-ball restitution;
 //! * drag: the ball's as rapier damping; articulated robots' parts get
-//!   the reference's drag as external forces before each step only with
-//!   `part_drag_as_forces` (`drag`, off by default: rapier damps their
-//!   free root's rotation instead, `root_angular_damping`);
+//!   the reference's drag as external forces before each step (`drag`,
+//!   `part_drag_as_forces`; rapier's body damping does not act on the
+//!   links of a multibody);
+//! * velocity-product forces explicit as in the reference: forces before
+//!   each step cancel rapier's linearisation of a robot's Coriolis and
+//!   centripetal forces in the coming velocity (`coriolis`);
 //! * robot-ground friction: the reference's slip law (no Coulomb limit, a
 //!   viscous resistance per contact point) through slip joints (`slip`);
 //! * the reference's joints stretch under fast motion (its first-order
@@ -53,6 +56,7 @@ use crate::sim::scene::{SceneError, SceneLibrary};
 mod config;
 mod contacts;
 mod convert;
+mod coriolis;
 mod drag;
 mod field;
 mod guards;
@@ -176,6 +180,8 @@ pub struct World {
     stop_torqued: Vec<RigidBodyHandle>,
     /// The parts' drag of the step being taken (`drag.rs`).
     part_drag: Vec<drag::PartDrag>,
+    part_coriolis: Vec<coriolis::PartCoriolis>,
+    coriolis_scratch: coriolis::Scratch,
 }
 
 impl World {
@@ -312,6 +318,8 @@ impl World {
             recovered: BTreeSet::new(),
             stop_torqued: Vec::new(),
             part_drag: Vec::new(),
+            part_coriolis: Vec::new(),
+            coriolis_scratch: coriolis::Scratch::default(),
         })
     }
 
@@ -344,6 +352,7 @@ impl World {
             self.limit_velocities();
             self.stretch_before_step();
             self.add_part_drag();
+            self.add_explicit_coriolis(self.params.dt);
             let hooks = ContactRules {
                 robot_ball_restitution: self.cfg.robot_ball_restitution,
                 ball_ground_layer: self.cfg.ball_ground_layer,
@@ -365,6 +374,7 @@ impl World {
                 &hooks,
                 &(),
             );
+            self.remove_explicit_coriolis();
             self.remove_part_drag();
             self.stretch_after_step();
             self.recover_runaways();
