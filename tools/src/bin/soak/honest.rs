@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use rcss3d::net::client::AgentClient;
 
-use crate::wire::{agent_now, recv};
+use crate::wire::{agent_now, recv, ServerClock};
 use crate::{LATE_AFTER, NAO, STEP};
 
 #[derive(Default)]
@@ -15,8 +15,8 @@ pub(crate) struct AgentStats {
     pub(crate) frames: AtomicU64,
     pub(crate) max_gap_us: AtomicU64,
     pub(crate) late: AtomicU64,
-    /// Frames whose clock moved by more than one step (a frame this agent
-    /// did not get).
+    /// Frames whose clock moved by more than one step on the server's
+    /// float clock (a frame this agent did not get).
     pub(crate) skipped: AtomicU64,
     pub(crate) connected: AtomicBool,
     /// When (seconds into the run) and why the connection ended.
@@ -40,7 +40,7 @@ pub(crate) async fn honest_agent(
         s.send(&format!("(scene {NAO} {})", unum % 5)).await?;
         stats.connected.store(true, Ordering::Relaxed);
         let mut last: Option<Instant> = None;
-        let mut last_now: Option<f64> = None;
+        let mut server_clock = ServerClock::default();
         let mut n: u64 = 0;
         loop {
             let f = recv(&mut s).await?;
@@ -63,12 +63,10 @@ pub(crate) async fn honest_agent(
             last = Some(t);
             stats.frames.fetch_add(1, Ordering::Relaxed);
             if let Some(now) = agent_now(&f) {
-                if let (Some(p), true) = (last_now, measuring) {
-                    if now - p > 1.5 * STEP {
-                        stats.skipped.fetch_add(1, Ordering::Relaxed);
-                    }
+                let steps = server_clock.steps_to(now, STEP as f32);
+                if measuring && steps.is_some_and(|n| n > 1) {
+                    stats.skipped.fetch_add(1, Ordering::Relaxed);
                 }
-                last_now = Some(now);
                 if keep_clock {
                     if let Ok(mut c) = stats.clock.lock() {
                         c.push(((t - run_start).as_secs_f64(), now));
