@@ -6,10 +6,10 @@
 //! velocity takes out about a sixth of that turn; cancelled, one step from
 //! the reference's recorded states turns the torso as the reference's.
 
-use nalgebra::{Isometry3, Matrix3, Rotation3, UnitQuaternion, Vector3};
-use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotState};
+use nalgebra::{Isometry3, Matrix3, Rotation3, UnitQuaternion};
+use rcss3d::sim::world::PhysicsConfig;
 
-use crate::replay::{apply, gaits_dir, joint_names, part_poses, recorded_state, start, Scenario};
+use crate::replay::{apply, gaits_dir, recorded_states_with_stretch, start, Scenario};
 
 /// The recorded torso pose of `row`.
 fn recorded_torso(sc: &Scenario, row: usize) -> UnitQuaternion<f32> {
@@ -25,21 +25,9 @@ fn torso_errors_in_the_air(cfg: &PhysicsConfig) -> Vec<f32> {
     let sc = Scenario::load(&gaits_dir(), "g_getup_t1");
     let (mut w, h) = start(cfg, &sc.script);
     let m = w.robot_model(h).clone();
-    let names = joint_names(&m);
     // The recorded states with the joints' separations the recorded
     // motion built up (the joint stretch emulation).
-    let mut states: Vec<RobotState> = (1..=107).map(|i| recorded_state(&sc, &names, i)).collect();
-    let poses = part_poses(&mut w, h, &states);
-    let mut e = vec![Vector3::zeros(); m.joints.len()];
-    for i in 1..states.len() {
-        for (e, d) in e
-            .iter_mut()
-            .zip(joint_drift(&m, &poses[i - 1], &poses[i], 0.02))
-        {
-            *e = *e * (1.0 - cfg.joint_stretch_erp) + d;
-        }
-        states[i].joint_separations = e.clone();
-    }
+    let states = recorded_states_with_stretch(&mut w, h, &sc, 107, cfg.joint_stretch_erp);
     for step in 0..95 {
         apply(&mut w, h, &sc.script, step);
     }

@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 
 use nalgebra::{Isometry3, Matrix3, Rotation3, UnitQuaternion, Vector3};
 use rcss3d::sim::model::{ModelLibrary, RobotModel};
-use rcss3d::sim::world::{PhysicsConfig, RobotHandle, RobotState, World};
+use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotHandle, RobotState, World};
 
 /// Torso below this height (m) counts as fallen (as in the compare tool).
 pub const FALL_Z: f64 = 0.25;
@@ -816,6 +816,35 @@ pub fn recorded_state(sc: &Scenario, joint_names: &[String], i: usize) -> RobotS
         joint_misalignments: Vec::new(),
         held_angles: Vec::new(),
     }
+}
+
+/// The recorded states of rows 1..=`last` of `sc`, each with the joints'
+/// separations the recorded motion built up (the joint stretch, `erp`
+/// of a separation removed per step), so that a robot put into one has
+/// its parts where the reference's were. Leaves the robot `h` of `w` in
+/// the last state.
+pub fn recorded_states_with_stretch(
+    w: &mut World,
+    h: RobotHandle,
+    sc: &Scenario,
+    last: usize,
+    erp: f32,
+) -> Vec<RobotState> {
+    let m = w.robot_model(h).clone();
+    let names = joint_names(&m);
+    let mut states: Vec<RobotState> = (1..=last).map(|i| recorded_state(sc, &names, i)).collect();
+    let poses = part_poses(w, h, &states);
+    let mut e = vec![Vector3::zeros(); m.joints.len()];
+    for i in 1..states.len() {
+        for (e, d) in e
+            .iter_mut()
+            .zip(joint_drift(&m, &poses[i - 1], &poses[i], 0.02))
+        {
+            *e = *e * (1.0 - erp) + d;
+        }
+        states[i].joint_separations = e.clone();
+    }
+    states
 }
 
 /// Every part's pose (forward kinematics) in each of `states`, for the

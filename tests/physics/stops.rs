@@ -5,10 +5,9 @@
 //! commanded 2.65° back but swings 8.34°, because the leg accelerates
 //! forward under the light foot.
 
-use nalgebra::Vector3;
-use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotState};
+use rcss3d::sim::world::PhysicsConfig;
 
-use crate::replay::{apply, gaits_dir, joint_names, part_poses, recorded_state, start, Scenario};
+use crate::replay::{apply, gaits_dir, joint_names, recorded_states_with_stretch, start, Scenario};
 
 /// The left ankle's travel (°) in the step from recorded row 109 to row
 /// 110 of g_walk_t0, with `cfg`; and the reference's.
@@ -29,18 +28,7 @@ fn ankle_travel_off_its_stop(cfg: &PhysicsConfig) -> (f32, f32) {
     // The recorded states up to row 109, each with the joints'
     // separations the recorded motion built up (the joint stretch: the
     // stance foot is then where the reference's is).
-    let mut states: Vec<RobotState> = (1..=109).map(|i| recorded_state(&sc, &names, i)).collect();
-    let poses = part_poses(&mut w, h, &states);
-    let mut e = vec![Vector3::zeros(); m.joints.len()];
-    for i in 1..states.len() {
-        for (e, d) in e
-            .iter_mut()
-            .zip(joint_drift(&m, &poses[i - 1], &poses[i], 0.02))
-        {
-            *e = *e * (1.0 - cfg.joint_stretch_erp) + d;
-        }
-        states[i].joint_separations = e.clone();
-    }
+    let states = recorded_states_with_stretch(&mut w, h, &sc, 109, cfg.joint_stretch_erp);
     // One-step windows from rows 99..108, so that the solver's memory
     // (warm start, held angles, contacts) is that of a run; then the step
     // from row 109.

@@ -46,18 +46,8 @@ use rapier3d::math::Vector;
 use rapier3d::na::{DMatrix, DVector, Matrix3, Vector6, LU};
 use rapier3d::prelude::{Multibody, RigidBodyHandle, RigidBodySet};
 
+use super::step_forces::PartForce;
 use super::{JointRef, World};
-
-/// A part's compensating force for one step, and the external force and
-/// torque the part carried before it, restored after the step.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct PartCoriolis {
-    body: RigidBodyHandle,
-    force: Vector,
-    torque: Vector,
-    force_before: Vector,
-    torque_before: Vector,
-}
 
 /// One link's geometry and mass at the step's start.
 #[derive(Clone, Copy, Debug)]
@@ -93,6 +83,22 @@ pub(super) struct Scratch {
     linearised: Vec<LinkVectors>,
     /// `M_i·J` of one link over its columns.
     mj: Vec<[f32; 6]>,
+    /// Generalized vectors of one robot: its velocity, `f`, the applied
+    /// forces' part of it, the compensation, the explicit acceleration.
+    qd: DVector<f32>,
+    f: DVector<f32>,
+    applied: DVector<f32>,
+    df: DVector<f32>,
+    acc: DVector<f32>,
+}
+
+/// Sets `v` to `n` zeros, reusing its storage.
+fn zeroed(v: &mut DVector<f32>, n: usize) {
+    if v.len() != n {
+        *v = DVector::zeros(n);
+    } else {
+        v.fill(0.0);
+    }
 }
 
 fn mul3(m: &Matrix3<f32>, v: Vector) -> Vector {
@@ -239,13 +245,18 @@ fn read_links(mb: &Multibody, bodies: &RigidBodySet, scratch: &mut Scratch) -> b
 
 /// The robot's mass matrix as rapier's step builds it (`Σ Jᵀ·M_i·J`, the
 /// hinges' damping times the step and their armature on the diagonal).
-fn mass_matrix(mb: &Multibody, scratch: &mut Scratch, h: f32) -> DMatrix<f32> {
+fn mass_matrix(
+    mb: &Multibody,
+    links: &[LinkFrame],
+    columns: &[usize],
+    mj: &mut Vec<[f32; 6]>,
+    h: f32,
+) -> DMatrix<f32> {
     let n = mb.generalized_velocity().len();
     let mut mass = DMatrix::<f32>::zeros(n, n);
-    let mj = &mut scratch.mj;
-    for (k, l) in scratch.links.iter().enumerate() {
+    for (k, l) in links.iter().enumerate() {
         let j = mb.body_jacobian(k);
-        let cols = &scratch.columns[l.cols.0..l.cols.1];
+        let cols = &columns[l.cols.0..l.cols.1];
         // M_i·J over the link's columns.
         mj.clear();
         for &c in cols {
@@ -274,12 +285,10 @@ impl World {
     /// rapier's linearised velocity-product term on every articulated
     /// robot.
     pub(super) fn add_explicit_coriolis(&mut self, h: f32) {
-        let mut parts = std::mem::take(&mut self.part_coriolis);
-        parts.clear();
         if !self.cfg.explicit_coriolis {
-            self.part_coriolis = parts;
             return;
         }
+        let mut parts = std::mem::take(&mut self.step_forces.pending);
         let mut scratch = std::mem::take(&mut self.coriolis_scratch);
         let gravity = super::convert::to_vec(&self.gravity);
         for r in self.robots.values() {
@@ -292,8 +301,9 @@ impl World {
             }) else {
                 continue;
             };
-            let qd = mb.generalized_velocity().into_owned();
-            let n = qd.len();
+            let n = mb.generalized_velocity().len();
+            zeroed(&mut scratch.qd, n);
+            scratch.qd.copy_from(&mb.generalized_velocity());
             // Jacobians exist once the robot's kinematics ran.
             if n < 6 || mb.body_jacobian(0).ncols() != n {
                 continue;
@@ -304,98 +314,72 @@ impl World {
             // The generalized forces as rapier's step gathers them (`f`),
             // and their part from applied forces alone (gravity, user
             // forces: the guard's work).
-            bias_accelerations(&scratch.links, qd.as_slice(), &mut scratch.bias);
-            let mut f = DVector::<f32>::zeros(n);
-            let mut applied = DVector::<f32>::zeros(n);
-            for (k, l) in scratch.links.iter().enumerate() {
+            let Scratch {
+                links,
+                columns,
+                bias,
+                linearised: lin,
+                mj,
+                qd,
+                f,
+                applied,
+                df,
+                acc,
+            } = &mut scratch;
+            bias_accelerations(links, qd.as_slice(), bias);
+            zeroed(f, n);
+            zeroed(applied, n);
+            for (k, l) in links.iter().enumerate() {
                 let Some(rb) = self.bodies.get(l.body) else {
                     continue;
                 };
-                let cols = &scratch.columns[l.cols.0..l.cols.1];
-                let (w, ang, lin) = scratch.bias[k];
+                let cols = &columns[l.cols.0..l.cols.1];
+                let (w, ang, lin_bias) = bias[k];
                 let force = rb.user_force() + l.mass * gravity;
                 let torque = rb.user_torque();
-                add_jt(&mut applied, mb, k, cols, force, torque);
+                add_jt(applied, mb, k, cols, force, torque);
                 let gyro = w.cross(mul3(&l.inertia, w));
-                let inertial = l.mass * lin;
-                add_jt(
-                    &mut f,
-                    mb,
-                    k,
-                    cols,
-                    force - inertial,
-                    torque - gyro - mul3(&l.inertia, ang),
-                );
+                let inertial = l.mass * lin_bias;
+                let torque_rest = torque - gyro - mul3(&l.inertia, ang);
+                add_jt(f, mb, k, cols, force - inertial, torque_rest);
             }
             for ((fi, d), q) in f.iter_mut().zip(mb.damping().iter()).zip(qd.iter()) {
                 *fi -= d * q;
             }
-            let mass = mass_matrix(mb, &mut scratch, h);
-            let mv = &mass * &qd;
-            let Some(acc) = LU::new(mass).solve(&f) else {
-                continue;
-            };
-            if !acc.iter().all(|x| x.is_finite()) {
+            let mass = mass_matrix(mb, links, columns, mj, h);
+            let twice_kinetic = qd.dot(&(&mass * &*qd));
+            acc.clone_from(f);
+            if !LU::new(mass).solve_mut(acc) || !acc.iter().all(|x| x.is_finite()) {
                 continue;
             }
-            linearised(
-                &scratch.links,
-                &scratch.bias,
-                acc.as_slice(),
-                &mut scratch.linearised,
-            );
+            linearised(links, bias, acc.as_slice(), lin);
             let first = parts.len();
-            let mut df = DVector::<f32>::zeros(n);
-            for (k, l) in scratch.links.iter().enumerate() {
-                let (_, k_ang, k_lin) = scratch.linearised[k];
+            zeroed(df, n);
+            for (k, l) in links.iter().enumerate() {
+                let (_, k_ang, k_lin) = lin[k];
                 let force = l.mass * (k_lin * h);
                 let torque = mul3(&l.inertia, k_ang * h);
-                let cols = &scratch.columns[l.cols.0..l.cols.1];
-                add_jt(&mut df, mb, k, cols, force, torque);
-                parts.push(PartCoriolis {
+                add_jt(df, mb, k, &columns[l.cols.0..l.cols.1], force, torque);
+                parts.push(PartForce {
                     body: l.body,
                     force,
                     torque,
-                    force_before: Vector::ZERO,
-                    torque_before: Vector::ZERO,
                 });
             }
             // Rapier's guard with the compensated solution `acc`:
             // `M·acc = f`, so its kinetic energy gain minus work reduces
             // to this.
             if h * qd.amax() >= 1.0e-3 {
-                let margin = 1.0e-2 * 0.5 * qd.dot(&mv) + 1.0e-8;
-                let rest = &f - &applied - &df;
-                let excess = -h * qd.dot(&df) + 0.5 * h * h * acc.dot(&rest) - margin;
+                let margin = 1.0e-2 * 0.5 * twice_kinetic + 1.0e-8;
+                let rest: f32 = (0..n).map(|i| acc[i] * (f[i] - applied[i] - df[i])).sum();
+                let excess = -h * qd.dot(df) + 0.5 * h * h * rest - margin;
                 if excess > 0.0 || excess.is_nan() {
                     parts.truncate(first);
                 }
             }
         }
         self.coriolis_scratch = scratch;
-        for p in parts.iter_mut() {
-            let Some(rb) = self.bodies.get_mut(p.body) else {
-                continue;
-            };
-            p.force_before = rb.user_force();
-            p.torque_before = rb.user_torque();
-            rb.add_force(p.force, false);
-            rb.add_torque(p.torque, false);
-        }
-        self.part_coriolis = parts;
-    }
-
-    /// Takes the compensating forces of the step just taken off the parts
-    /// again, leaving their external forces as they were.
-    pub(super) fn remove_explicit_coriolis(&mut self) {
-        for p in &self.part_coriolis {
-            if let Some(rb) = self.bodies.get_mut(p.body) {
-                rb.reset_forces(false);
-                rb.reset_torques(false);
-                rb.add_force(p.force_before, false);
-                rb.add_torque(p.torque_before, false);
-            }
-        }
-        self.part_coriolis.clear();
+        self.step_forces.pending = parts;
+        self.add_step_forces();
     }
 }

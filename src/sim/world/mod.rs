@@ -67,6 +67,7 @@ mod relocate;
 mod robots;
 mod slip;
 mod state;
+mod step_forces;
 mod stops;
 mod stretch;
 
@@ -179,8 +180,7 @@ pub struct World {
     /// coming step (cleared before the next one).
     stop_torqued: Vec<RigidBodyHandle>,
     /// The parts' drag of the step being taken (`drag.rs`).
-    part_drag: Vec<drag::PartDrag>,
-    part_coriolis: Vec<coriolis::PartCoriolis>,
+    step_forces: step_forces::StepForces,
     coriolis_scratch: coriolis::Scratch,
 }
 
@@ -317,8 +317,7 @@ impl World {
             ghosts: BTreeSet::new(),
             recovered: BTreeSet::new(),
             stop_torqued: Vec::new(),
-            part_drag: Vec::new(),
-            part_coriolis: Vec::new(),
+            step_forces: step_forces::StepForces::default(),
             coriolis_scratch: coriolis::Scratch::default(),
         })
     }
@@ -374,8 +373,7 @@ impl World {
                 &hooks,
                 &(),
             );
-            self.remove_explicit_coriolis();
-            self.remove_part_drag();
+            self.remove_step_forces();
             self.stretch_after_step();
             self.recover_runaways();
             self.collect_contacts();
