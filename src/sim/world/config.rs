@@ -229,10 +229,11 @@ pub struct PhysicsConfig {
     /// pose). With it, the feet recomputed from the reference's recorded
     /// rotations lie 0.25–0.43 mm from its recorded feet instead of
     /// 0.6–0.7 mm, and one step from the reference's states every kind of
-    /// gait is nearer (get-up joints 0.23° against 0.35° RMS). Default
-    /// false: replayed open-loop, the gaits come out no closer (two more
-    /// get-ups end lying, one more kick reaches half the reference's
-    /// distance; RESULTS.md).
+    /// gait is nearer (get-up joints 0.23° against 0.35° RMS), and its
+    /// nudged open-loop replays come nearest the reference's own physics.
+    /// Default false: replayed once from the recorded start, the walks
+    /// leave the reference's path early (up to 17 cm off at 2 s) and one
+    /// more get-up ends lying (RESULTS.md).
     pub joint_misalignment: bool,
     /// Integrate an articulated robot's velocity-product (Coriolis and
     /// centripetal) forces explicitly, as the reference's engine does,
