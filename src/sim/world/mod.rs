@@ -176,11 +176,10 @@ pub struct World {
     ghosts: BTreeSet<(RobotHandle, RobotHandle)>,
     /// Robots the run-away guard rebuilt during the last step.
     recovered: BTreeSet<RobotHandle>,
-    /// Bodies that carry a motor's torque at an active joint stop for the
-    /// coming step (cleared before the next one).
-    stop_torqued: Vec<RigidBodyHandle>,
-    /// The parts' drag of the step being taken (`drag.rs`).
+    /// Forces for the coming step only: joint stop torques, the parts'
+    /// drag, the velocity-product compensation (`step_forces.rs`).
     step_forces: step_forces::StepForces,
+    /// Buffers of the velocity-product compensation (`coriolis.rs`).
     coriolis_scratch: coriolis::Scratch,
 }
 
@@ -316,7 +315,6 @@ impl World {
             robot_pairs: BTreeSet::new(),
             ghosts: BTreeSet::new(),
             recovered: BTreeSet::new(),
-            stop_torqued: Vec::new(),
             step_forces: step_forces::StepForces::default(),
             coriolis_scratch: coriolis::Scratch::default(),
         })

@@ -6,6 +6,7 @@ use nalgebra::{UnitQuaternion, Vector3};
 use rapier3d::prelude::{GenericJoint, JointAxesMask, JointAxis, RigidBodyHandle};
 
 use super::convert::{from_rot, to_vec};
+use super::step_forces::PartForce;
 use super::stops;
 use super::{JointRef, RobotHandle, World};
 
@@ -136,11 +137,6 @@ impl World {
         let stop_settings = (self.cfg.joint_stop_erp, self.cfg.joint_stop_bounce);
         let fudge = self.cfg.joint_stop_fudge;
         let joint_damping = self.cfg.joint_damping;
-        for b in self.stop_torqued.drain(..) {
-            if let Some(rb) = self.bodies.get_mut(b) {
-                rb.reset_torques(false);
-            }
-        }
         // (parent, child, hinge axis in the parent's frame, torque N·m).
         let mut stop_torques: Vec<(RigidBodyHandle, RigidBodyHandle, Vector3<f32>, f32)> =
             Vec::new();
@@ -256,19 +252,27 @@ impl World {
                 }
             }
         }
+        // For the coming step only (`step_forces`).
         for (parent, child, axis, torque) in stop_torques {
             let Some(rot) = self.bodies.get(parent).map(|b| from_rot(b.rotation())) else {
                 continue;
             };
-            let t = rot * axis * torque;
-            if let Some(rb) = self.bodies.get_mut(child) {
-                rb.add_torque(to_vec(&t), false);
-            }
-            if let Some(rb) = self.bodies.get_mut(parent) {
-                rb.add_torque(to_vec(&(-t)), false);
-            }
-            self.stop_torqued.extend([parent, child]);
+            let t = to_vec(&(rot * axis * torque));
+            let zero = rapier3d::math::Vector::ZERO;
+            self.step_forces.pending.extend([
+                PartForce {
+                    body: child,
+                    force: zero,
+                    torque: t,
+                },
+                PartForce {
+                    body: parent,
+                    force: zero,
+                    torque: -t,
+                },
+            ]);
         }
+        self.add_step_forces();
     }
 
     pub(super) fn joint_angle_rad(&self, h: RobotHandle, joint: usize) -> Option<f32> {

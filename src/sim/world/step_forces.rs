@@ -1,9 +1,9 @@
-//! External forces that hold for one step only: the parts' drag (`drag`)
-//! and the compensation of rapier's linearised velocity-product forces
-//! (`coriolis`). Each is computed from the state the step starts from,
+//! External forces that hold for one step only: a joint stop's motor
+//! torque (`motors`), the parts' drag (`drag`) and the compensation of
+//! rapier's linearised velocity-product forces (`coriolis`). Each is computed from the state the step starts from,
 //! added to the parts' external force and torque before the step, and
 //! taken off after it, so that what the parts carried before (a trainer's
-//! push, a joint stop's torque) stays as it was.
+//! push) stays as it was.
 
 use rapier3d::math::Vector;
 use rapier3d::prelude::RigidBodyHandle;
