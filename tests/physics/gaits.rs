@@ -55,3 +55,46 @@ fn gaits_play_out_like_on_the_reference() {
         failures.join("\n")
     );
 }
+
+/// The first second of every recorded gait (the beam, the standing
+/// phase, a walk's first steps, a kick's approach, a get-up's crouch),
+/// before any outcome can hinge on the smallest difference, follows the
+/// reference: every joint within 0.1° RMS, the torso and feet within
+/// 4 mm on average in every gait and within 1.5 mm over all gaits.
+/// Each of these breaks it: Coulomb friction instead of the slip law, no
+/// parts' drag, contacts at half the spring frequency, two rapier steps
+/// per cycle, 30 solver sweeps, a motor gain of 1000.
+#[test]
+fn every_gait_follows_the_reference_through_its_first_second() {
+    let cfg = PhysicsConfig::default();
+    let rows: Vec<_> = Scenario::all(&gaits_dir(), "g_")
+        .iter()
+        .map(|s| replay(&cfg, s))
+        .collect();
+    eprintln!("{}", table(&rows));
+    let mut part_sum = 0.0;
+    for c in &rows {
+        let part = c
+            .part_err_1s
+            .expect("every gait recording has part positions");
+        assert!(
+            c.hj_rms_1s <= 0.1,
+            "{}: joint RMS error {:.3}° over the first second",
+            c.name,
+            c.hj_rms_1s
+        );
+        assert!(
+            part <= 0.004,
+            "{}: torso and feet {:.2} mm from the reference's over the first second",
+            c.name,
+            part * 1000.0
+        );
+        part_sum += part;
+    }
+    let mean = part_sum / rows.len() as f64;
+    assert!(
+        mean <= 0.0015,
+        "torso and feet {:.2} mm from the reference's over the first second, mean of all gaits",
+        mean * 1000.0
+    );
+}

@@ -440,7 +440,8 @@ pub struct Comparison {
     pub end_up: (f64, f64),
     /// |ball_xy(end) − ball_xy(first row)|, ours and reference.
     pub ball_moved: (f64, f64),
-    /// RMS joint-angle error (deg) over 0 < t ≤ 2 s.
+    /// RMS joint-angle error (deg) over 0 < t ≤ 1 s and 0 < t ≤ 2 s.
+    pub hj_rms_1s: f64,
     pub hj_rms_2s: f64,
     /// Torso position error (m) at 2 s and 4 s (None beyond the trace).
     pub torso_err: (Option<f64>, Option<f64>),
@@ -454,6 +455,8 @@ pub struct Comparison {
     /// smooth measure of how far the motion drifts, for fitting settings
     /// (falls and distances walked jump with small changes).
     pub part_err_2s: Option<f64>,
+    /// The same over 0 < t ≤ 1 s.
+    pub part_err_1s: Option<f64>,
 }
 
 fn first_below(z: impl Iterator<Item = f64>, limit: f64) -> Option<f64> {
@@ -503,9 +506,10 @@ pub fn compare(sc: &Scenario, ours: &Run) -> Comparison {
         (0..n).map(|i| Vector3::new(x[i], y[i], z[i])).collect()
     };
     let r_up = tr.column("torso_r22");
+    let rows_1s = n.min(50);
     let rows_2s = n.min(100);
-    let mut sq = 0.0;
-    let mut count = 0usize;
+    let (mut sq, mut sq_1s) = (0.0, 0.0);
+    let (mut count, mut count_1s) = (0usize, 0usize);
     let mut hold_err: f64 = 0.0;
     for (name, vals) in &ours.joints {
         let col = format!("hj_{name}");
@@ -515,8 +519,13 @@ pub fn compare(sc: &Scenario, ours: &Run) -> Comparison {
         let r = tr.column(&col);
         for i in 0..rows_2s {
             if r[i].is_finite() {
-                sq += (vals[i] - r[i]).powi(2);
+                let e2 = (vals[i] - r[i]).powi(2);
+                sq += e2;
                 count += 1;
+                if i < rows_1s {
+                    sq_1s += e2;
+                    count_1s += 1;
+                }
             }
         }
         if n >= 50 && r[49].is_finite() {
@@ -525,7 +534,6 @@ pub fn compare(sc: &Scenario, ours: &Run) -> Comparison {
     }
     let at = |row: usize| (row <= n).then(|| (ours.torso[row - 1] - rt[row - 1]).norm());
     let (rl, rr) = (ref_foot_fz(tr, "lf"), ref_foot_fz(tr, "rf"));
-    let rows_1s = n.min(50);
     let mean = |v: &mut dyn Iterator<Item = f64>| v.sum::<f64>() / rows_1s.max(1) as f64;
     Comparison {
         name: sc.name.clone(),
@@ -543,6 +551,7 @@ pub fn compare(sc: &Scenario, ours: &Run) -> Comparison {
             xy_dist(ours.ball[n - 1], ours.ball[0]),
             xy_dist(rb[n - 1], rb[0]),
         ),
+        hj_rms_1s: (sq_1s / count_1s.max(1) as f64).sqrt(),
         hj_rms_2s: (sq / count.max(1) as f64).sqrt(),
         torso_err: (at(100), at(200)),
         stand_load: (
@@ -557,6 +566,7 @@ pub fn compare(sc: &Scenario, ours: &Run) -> Comparison {
         ),
         hold_err_1s: hold_err,
         part_err_2s: sc.parts.as_ref().map(|p| part_error(p, ours, rows_2s)),
+        part_err_1s: sc.parts.as_ref().map(|p| part_error(p, ours, rows_1s)),
     }
 }
 
@@ -615,11 +625,11 @@ fn opt(v: Option<f64>) -> String {
 /// A markdown table of comparisons.
 pub fn table(rows: &[Comparison]) -> String {
     let mut s = String::from(
-        "| scenario | walked m (ref) | fall s (ref) | end z (ref) | ball m (ref) | HJ RMS 2 s ° | torso err 2 s / 4 s m | feet 1 s N L/R (ref) | hold err 1 s ° | part err 2 s cm |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "| scenario | walked m (ref) | fall s (ref) | end z (ref) | ball m (ref) | HJ RMS 2 s ° | torso err 2 s / 4 s m | feet 1 s N L/R (ref) | hold err 1 s ° | part err 2 s cm | HJ RMS 1 s ° | part err 1 s cm |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for c in rows {
         s.push_str(&format!(
-            "| {} | {:.2} ({:.2}) | {} ({}) | {:.3} ({:.3}) | {:.2} ({:.2}) | {:.2} | {} / {} | {:.1}/{:.1} ({:.1}/{:.1}) | {:.2} | {} |\n",
+            "| {} | {:.2} ({:.2}) | {} ({}) | {:.3} ({:.3}) | {:.2} ({:.2}) | {:.2} | {} / {} | {:.1}/{:.1} ({:.1}/{:.1}) | {:.2} | {} | {:.3} | {} |\n",
             c.name,
             c.walked.0,
             c.walked.1,
@@ -638,6 +648,8 @@ pub fn table(rows: &[Comparison]) -> String {
             c.stand_load.1 .1,
             c.hold_err_1s,
             opt(c.part_err_2s.map(|e| e * 100.0)),
+            c.hj_rms_1s,
+            opt(c.part_err_1s.map(|e| e * 100.0)),
         ));
     }
     s
