@@ -137,7 +137,9 @@ fn print_rates(
     n: usize,
     replay: impl Fn(&replay::Scenario, usize) -> replay::Comparison,
 ) {
-    println!("| scenario | passed | mean ratio to the reference | range, m |\n|---|---|---|---|");
+    println!(
+        "| scenario | passed | mean ratio to the reference | range, m | torso err 2 s, cm: median (max) |\n|---|---|---|---|---|"
+    );
     let mut kinds: Vec<(String, usize, usize, f64)> = Vec::new();
     for sc in scenarios {
         let rows: Vec<replay::Comparison> = (0..n).map(|k| replay(sc, k)).collect();
@@ -158,8 +160,14 @@ fn print_rates(
             .iter()
             .map(|c| if kick { c.ball_moved.0 } else { c.walked.0 })
             .fold((f64::MAX, f64::MIN), |(lo, hi), x| (lo.min(x), hi.max(x)));
+        let mut at_2s: Vec<f64> = rows.iter().filter_map(|c| c.torso_err.0).collect();
+        at_2s.sort_by(f64::total_cmp);
+        let torso = match (at_2s.get(at_2s.len() / 2), at_2s.last()) {
+            (Some(median), Some(max)) => format!("{:.1} ({:.1})", median * 100.0, max * 100.0),
+            _ => "-".into(),
+        };
         println!(
-            "| {} | {passed}/{n} | {ratio:.2} | {:.2}–{:.2} |",
+            "| {} | {passed}/{n} | {ratio:.2} | {:.2}–{:.2} | {torso} |",
             sc.name, spread.0, spread.1
         );
         let kind = sc.name.split('_').take(2).collect::<Vec<_>>().join("_");
