@@ -3,11 +3,13 @@
 //! connection that keeps the server waiting ([`handshake`]). Frames are
 //! cut by [`crate::framing`] and repeated log lines thinned by
 //! [`crate::log_limit`]. Nothing here knows about the world; connections
-//! talk to the simulation thread through channels (see
-//! [`crate::sim::driver`]). [`client`] is the other end: the agent client
-//! of the tests and tools.
+//! send the simulation thread their commands through a channel (see
+//! [`crate::sim::driver`]) and get its frames through their bounded
+//! [`outbox`]. [`client`] is the other end: the agent client of the tests
+//! and tools.
 
 pub mod client;
 pub mod handshake;
+pub mod outbox;
 pub mod rate;
 pub mod server;

@@ -2,9 +2,11 @@
 //!
 //! Each connection runs one task that reads frames, parses and decodes them
 //! (so parsing runs in parallel with the simulation) and forwards the
-//! commands to the simulation thread; in the same task it writes the
-//! perception frames the simulation hands it, one whole frame per write.
-//! A bad frame or a vanished client ends only that connection.
+//! commands to the simulation thread. The perception frames go out through
+//! the connection's [`outbox`](crate::net::outbox): written by the
+//! simulation thread when the socket takes them at once, else by a writer
+//! task of the connection. A bad frame or a vanished client ends only that
+//! connection.
 //!
 //! What one connection can make the server hold is bounded: its read
 //! buffer (one frame of at most `max_agent_frame` bytes), the parse of one
@@ -22,12 +24,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use futures::StreamExt;
-use tokio::io::AsyncWriteExt;
-use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tokio_util::codec::FramedRead;
 use tracing::{debug, info, warn, Instrument};
 
@@ -36,6 +35,7 @@ use crate::config::Config;
 use crate::framing::is_disconnect;
 use crate::log_limit::SharedLogLimit;
 use crate::net::handshake::JoinDeadline;
+use crate::net::outbox::outbox;
 use crate::net::rate::ByteBudget;
 use crate::sexp::{parse, ParseError, MAX_NODES};
 use crate::sim::driver::{AgentStatus, ConnId, Input, InputSender};
@@ -143,12 +143,11 @@ impl Handler {
         let (read_half, write_half) = stream.into_split();
         let mut frames =
             FramedRead::new(read_half, crate::framing::codec(self.cfg.max_agent_frame));
-        let (out_tx, out_rx) = mpsc::channel::<Bytes>(self.cfg.agent_queue);
-        // Frames are written by a task of their own, so a client that does
-        // not read never blocks this loop (its deadlines, its reading).
-        let (written_tx, mut written_rx) = watch::channel(0u64);
-        let mut writer =
-            tokio::spawn(write_frames(write_half, out_rx, written_tx).in_current_span());
+        // What the socket does not take at once is written by a task of its
+        // own, so a client that does not read never blocks this loop (its
+        // deadlines, its reading).
+        let (out, writer, mut written_rx) = outbox(write_half, self.cfg.agent_queue);
+        let mut writer = tokio::spawn(writer.run().in_current_span());
         let pending = Arc::new(AtomicUsize::new(0));
         let (status_tx, mut status_rx) = watch::channel(AgentStatus::Connecting);
         let rate = self.cfg.max_agent_bytes_per_sec;
@@ -169,7 +168,7 @@ impl Handler {
             .send(Input::Connected {
                 conn: self.conn,
                 peer: self.peer,
-                out: out_tx,
+                out,
                 status: status_tx,
                 pending: pending.clone(),
             })
@@ -254,10 +253,13 @@ impl Handler {
                     }
                 },
                 _ = tokio::time::sleep(Duration::from_millis(2)), if !may_read => {}
-                written = written_rx.changed() => match written {
+                // Only the join deadline counts frames: once the agent is in
+                // a team a written frame wakes nothing here.
+                written = written_rx.changed(), if !self.joined => match written {
                     Ok(()) => join.frame_sent(Instant::now()),
                     Err(_) => break (&mut writer).await.unwrap_or_else(|e| format!("writer failed: {e}")),
                 },
+                reason = &mut writer => break reason.unwrap_or_else(|e| format!("writer failed: {e}")),
                 _ = tokio::time::sleep_until(wake.unwrap_or(now).into()), if wake.is_some() => {
                     let now = Instant::now();
                     let secs = idle.map(|d| d.as_secs_f32()).unwrap_or(0.0);
@@ -288,21 +290,4 @@ impl Handler {
             reason,
         });
     }
-}
-
-/// Writes the frames the simulation hands a connection, one whole frame
-/// per write, counting them in `written`. Returns why it stopped.
-async fn write_frames(
-    mut socket: OwnedWriteHalf,
-    mut frames: mpsc::Receiver<Bytes>,
-    written: watch::Sender<u64>,
-) -> String {
-    while let Some(frame) = frames.recv().await {
-        if let Err(e) = socket.write_all(&frame).await {
-            return format!("write failed: {e}");
-        }
-        written.send_modify(|n| *n += 1);
-    }
-    let _ = socket.shutdown().await;
-    "closed by server".into()
 }

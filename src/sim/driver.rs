@@ -5,8 +5,9 @@
 //!
 //! The simulation runs on its own OS thread so physics never blocks the
 //! network runtime; inputs arrive over one `std::sync::mpsc` channel,
-//! frames leave over each connection's bounded tokio channel (a full queue
-//! drops whole frames), snapshots go to monitors over a `watch` channel and
+//! frames leave through each connection's bounded
+//! [`Outbox`] (written from this thread when the socket takes them at
+//! once; a full queue drops whole frames), snapshots go to monitors over a `watch` channel and
 //! to the match log over its own thread's channel.
 
 use std::collections::BTreeMap;
@@ -16,8 +17,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tracing::{info, info_span, trace, warn};
 
 use crate::command::{Command, DecodeError};
@@ -25,6 +25,7 @@ use crate::config::Config;
 use crate::log_limit::LogLimit;
 use crate::monitor::log::LogHandle;
 use crate::monitor::MonitorRequest;
+use crate::net::outbox::{Outbox, PushError};
 use crate::sexp::ParseError;
 use crate::sim::cycle::{Simulation, Stage};
 use crate::sim::snapshot::WorldSnapshot;
@@ -41,7 +42,7 @@ pub enum Input {
         /// Peer address, for logs.
         peer: SocketAddr,
         /// Where this connection's frames go.
-        out: mpsc::Sender<Bytes>,
+        out: Outbox,
         /// News about the agent (joined, scene refused), for the
         /// connection's log span and its join deadline.
         status: watch::Sender<AgentStatus>,
@@ -99,7 +100,7 @@ pub struct RunSummary {
 }
 
 struct Conn {
-    out: mpsc::Sender<Bytes>,
+    out: Outbox,
     status: watch::Sender<AgentStatus>,
     pending: Arc<AtomicUsize>,
     dropped: u64,
@@ -197,9 +198,9 @@ pub fn run(
             let Some(c) = conns.get_mut(&conn) else {
                 continue;
             };
-            match c.out.try_send(frame) {
+            match c.out.push(frame) {
                 Ok(()) => sim.frame_delivered(conn),
-                Err(mpsc::error::TrySendError::Full(_)) => {
+                Err(PushError::Full) => {
                     c.dropped += 1;
                     if c.dropped == 1 || c.dropped.is_multiple_of(500) {
                         warn!(
@@ -209,7 +210,7 @@ pub fn run(
                         );
                     }
                 }
-                Err(mpsc::error::TrySendError::Closed(_)) => {}
+                Err(PushError::Closed) => {}
             }
         }
         let t_send = t1.elapsed();
