@@ -236,6 +236,11 @@ struct WatchArgs {
     every: f32,
 }
 
+/// Rapier allocates and frees its solver's work matrices every step; this
+/// allocator serves those from per-thread pages.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
