@@ -5,9 +5,9 @@
 //!
 //! The simulation runs on its own OS thread so physics never blocks the
 //! network runtime; inputs arrive over one `std::sync::mpsc` channel,
-//! frames leave through each connection's bounded
-//! [`Outbox`] (written from this thread when the socket takes them at
-//! once; a full queue drops whole frames), snapshots go to monitors over a `watch` channel and
+//! frames leave through each connection's bounded [`Outbox`] (written
+//! from this thread when the socket takes them at once; a full queue drops
+//! whole frames), snapshots go to monitors over a `watch` channel and
 //! to the match log over its own thread's channel.
 
 use std::collections::BTreeMap;

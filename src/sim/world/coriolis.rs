@@ -254,29 +254,22 @@ fn mass_matrix(
 ) -> DMatrix<f32> {
     let n = mb.generalized_velocity().len();
     let mut mass = DMatrix::<f32>::zeros(n, n);
-    // Both matrices are column-major: column `c` of the 6-row Jacobian is
-    // `j[6c..6c + 6]`, entry (a, b) of the mass matrix `m[b·n + a]`.
-    let m = mass.as_mut_slice();
     for (k, l) in links.iter().enumerate() {
-        let j = mb.body_jacobian(k).as_slice();
-        let column = |c: usize| -> &[f32; 6] { j[6 * c..6 * c + 6].try_into().expect("6 rows") };
+        let j = mb.body_jacobian(k);
         let cols = &columns[l.cols.0..l.cols.1];
         // M_i·J over the link's columns.
         mj.clear();
         for &c in cols {
-            let jc = column(c);
-            let lin = Vector::new(jc[0], jc[1], jc[2]) * l.mass;
-            let ang = mul3(&l.inertia, Vector::new(jc[3], jc[4], jc[5]));
+            let lin = Vector::new(j[(0, c)], j[(1, c)], j[(2, c)]) * l.mass;
+            let ang = mul3(&l.inertia, Vector::new(j[(3, c)], j[(4, c)], j[(5, c)]));
             mj.push([lin.x, lin.y, lin.z, ang.x, ang.y, ang.z]);
         }
         for (ai, &a) in cols.iter().enumerate() {
-            let ja = column(a);
             for (bi, &b) in cols.iter().enumerate().skip(ai) {
-                let mb_col = &mj[bi];
-                let v: f32 = (0..6).map(|r| ja[r] * mb_col[r]).sum();
-                m[b * n + a] += v;
+                let v: f32 = (0..6).map(|r| j[(r, a)] * mj[bi][r]).sum();
+                mass[(a, b)] += v;
                 if a != b {
-                    m[a * n + b] += v;
+                    mass[(b, a)] += v;
                 }
             }
         }
