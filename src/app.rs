@@ -105,6 +105,7 @@ pub async fn run_with(
         .name("simulation".into())
         .spawn(move || {
             let _g = span.enter();
+            let _latency = crate::sim::latency::apply_logged(&sim_cfg.latency);
             let summary = driver::run(sim, sim_cfg, input_rx, outputs);
             let _ = done_tx.send(summary);
         })

@@ -14,6 +14,7 @@ use thiserror::Error;
 use crate::monitor::MonitorConfig;
 use crate::perception::vision::{FieldGeometry, VisionConfig};
 use crate::rules::RulesConfig;
+use crate::sim::latency::LatencyConfig;
 use crate::sim::world::PhysicsConfig;
 
 /// The default configuration file, embedded in the binary.
@@ -127,6 +128,9 @@ pub struct Config {
     pub rules: RulesConfig,
     /// Monitors and the match log.
     pub monitor: MonitorConfig,
+    /// Real-time scheduling of the simulation thread (`SCHED_FIFO`, CPU
+    /// latency request). Default: neither; `--low-latency` asks for both.
+    pub latency: LatencyConfig,
 }
 
 impl Default for Config {
@@ -152,6 +156,7 @@ impl Default for Config {
             vision: VisionConfig::default(),
             rules: RulesConfig::default(),
             monitor: MonitorConfig::default(),
+            latency: LatencyConfig::default(),
         }
     }
 }
@@ -216,6 +221,9 @@ impl Config {
         }
         if let Err(e) = self.rules.validate() {
             return bad(format!("rules: {e}"));
+        }
+        if let Err(e) = self.latency.validate() {
+            return bad(format!("latency: {e}"));
         }
         Ok(())
     }
@@ -304,6 +312,12 @@ mod tests {
         assert_eq!(cfg.agent_port, 3100);
         let err = Config::from_ron("(step: 0.0)", "z.ron").expect_err("bad step");
         assert!(err.to_string().starts_with("z.ron: step"), "{err}");
+        let err = Config::from_ron("(latency: (sim_fifo_priority: 0))", "l.ron")
+            .expect_err("priority out of range");
+        assert!(err.to_string().starts_with("l.ron: latency"), "{err}");
+        let cfg = Config::from_ron("(latency: (sim_fifo_priority: 20))", "l.ron").expect("parses");
+        assert_eq!(cfg.latency.sim_fifo_priority, Some(20));
+        assert!(!cfg.latency.keep_cpus_awake);
         let err = Config::from_ron("(agent_port: \"x\")", "w.ron").expect_err("bad type");
         assert!(err.to_string().starts_with("w.ron:1:"), "{err}");
     }

@@ -350,3 +350,44 @@ fn killsim_stops_an_idle_sync_mode_server() {
     let out = rcss3d(&["check-log", log.to_str().expect("utf-8 path")]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+/// `--low-latency` asks for real-time scheduling: the server says what it
+/// was granted or what was refused, and runs its cycles either way.
+#[test]
+fn low_latency_is_granted_or_logged_and_the_server_runs() {
+    let dir = Scratch::new("low-latency");
+    let mut server = Server::start(&dir.0, &["--low-latency"]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let messages = rt.block_on(async {
+        let mut m = MonitorClient::connect(server.monitor.as_str())
+            .await
+            .expect("monitor connects");
+        let mut n = 0;
+        while n < 10 {
+            tokio::time::timeout(Duration::from_secs(5), m.next_message())
+                .await
+                .expect("a message within 5 s")
+                .expect("valid message")
+                .expect("connection open");
+            n += 1;
+        }
+        n
+    });
+    assert_eq!(messages, 10);
+    let out = ctl(&server, &["killsim"]);
+    assert!(out.contains("server stopped"), "{out}");
+    assert!(server.process.wait_exit(Duration::from_secs(10)).success());
+    let log = std::fs::read_to_string(&server.stderr).expect("stderr file");
+    let granted = log.contains("simulation thread latency settings");
+    let refused = log.contains("low-latency setting not applied");
+    assert!(
+        granted || refused,
+        "no word on the latency settings:\n{log}"
+    );
+    if granted {
+        assert!(log.contains("fifo_priority=Some(10)") || refused, "{log}");
+    }
+}

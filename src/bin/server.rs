@@ -115,6 +115,12 @@ struct ServerArgs {
     /// off].
     #[arg(long, value_name = "PORT")]
     web_port: Option<u16>,
+    /// Real-time scheduling for the simulation thread: SCHED_FIFO (priority
+    /// 10 unless configured) and idle CPUs kept polling
+    /// (/dev/cpu_dma_latency = 0). Needs root or CAP_SYS_NICE; what is
+    /// refused is logged and skipped [default: off; config key `latency`].
+    #[arg(long)]
+    low_latency: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -325,6 +331,9 @@ fn config_from(args: &ServerArgs) -> Result<Config> {
     }
     if let Some(b) = args.bind {
         cfg.bind = b;
+    }
+    if args.low_latency {
+        cfg.latency = cfg.latency.low_latency();
     }
     Ok(cfg)
 }

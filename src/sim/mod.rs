@@ -4,6 +4,7 @@
 
 pub mod cycle;
 pub mod driver;
+pub mod latency;
 pub mod model;
 pub mod scene;
 pub mod snapshot;
