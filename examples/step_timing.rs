@@ -13,7 +13,9 @@
 //! over first and timed lying (many more ground contacts); the line also
 //! gives the slowest single step. With
 //! `STEP_TIMING_PACE_MS=N` the loop sleeps N ms after every step, as the
-//! real-time server idles between its steps.
+//! real-time server idles between its steps; `STEP_TIMING_SPIN=1` makes
+//! that pause a busy wait (compare the wall time inside the steps: the
+//! CPU figure then counts the spinning too).
 
 use std::time::Instant;
 
@@ -81,6 +83,7 @@ fn main() {
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
         .map(std::time::Duration::from_millis);
+    let spin = std::env::var_os("STEP_TIMING_SPIN").is_some();
     for _ in 0..cycles {
         let s = Instant::now();
         w.step();
@@ -88,7 +91,14 @@ fn main() {
         slowest = slowest.max(took);
         stepping += took;
         if let Some(p) = pace {
-            std::thread::sleep(p);
+            if spin {
+                let until = Instant::now() + p;
+                while Instant::now() < until {
+                    std::hint::spin_loop();
+                }
+            } else {
+                std::thread::sleep(p);
+            }
         }
     }
     let cpu = cpu_seconds() - c0;
