@@ -387,7 +387,10 @@ fn low_latency_is_granted_or_logged_and_the_server_runs() {
         granted || refused,
         "no word on the latency settings:\n{log}"
     );
-    if granted {
-        assert!(log.contains("fifo_priority=Some(10)") || refused, "{log}");
+    if !refused {
+        assert!(
+            log.contains("fifo_priority=Some(10)") && log.contains("keep_cpus_awake=true"),
+            "granted without refusals means both settings:\n{log}"
+        );
     }
 }

@@ -20,7 +20,6 @@
 //! logged and the server runs without it.
 
 use std::fs::File;
-use std::io::Write;
 
 use serde::Deserialize;
 use thiserror::Error;
@@ -161,6 +160,7 @@ fn set_fifo_priority(_priority: u8) -> Result<(), LatencyError> {
 
 #[cfg(target_os = "linux")]
 fn hold_cpu_latency_zero() -> Result<File, LatencyError> {
+    use std::io::Write;
     let err = |source| LatencyError::CpuLatency {
         path: CPU_LATENCY_DEVICE,
         source,
@@ -180,16 +180,16 @@ fn hold_cpu_latency_zero() -> Result<File, LatencyError> {
     Err(LatencyError::Unsupported)
 }
 
-/// The calling thread's scheduling policy (`SCHED_OTHER`, `SCHED_FIFO`, ...).
-#[cfg(target_os = "linux")]
-pub fn current_policy() -> i32 {
-    // SAFETY: pid 0 is the calling thread; no memory is passed.
-    unsafe { libc::sched_getscheduler(0) }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The calling thread's scheduling policy (`SCHED_OTHER`, `SCHED_FIFO`, ...).
+    #[cfg(target_os = "linux")]
+    fn current_policy() -> i32 {
+        // SAFETY: pid 0 is the calling thread; no memory is passed.
+        unsafe { libc::sched_getscheduler(0) }
+    }
 
     #[test]
     fn nothing_requested_changes_nothing() {
