@@ -74,22 +74,24 @@ pub struct Config {
     /// Simulation step in seconds. Default 0.02 (50 Hz). The clocks
     /// advance by the f32 value of this each cycle.
     pub step: f32,
-    /// Sync mode only: proceed without an agent that has not answered
-    /// within this many milliseconds (logged). Default `None` = wait
-    /// forever, as the reference does.
+    /// Sync mode only: an agent that has not answered within this many
+    /// milliseconds is left behind (logged): the cycles run without it
+    /// until it sends something again, so a silent agent costs the others
+    /// one timeout, not one per cycle. Default `None` = wait forever, as
+    /// the reference does.
     pub sync_timeout_ms: Option<u64>,
-    /// Sync mode only: a new agent does not hold up the cycle, whether it
-    /// answers or not, until it first answers with `(syn)` or this many
-    /// frames after it joined its team (the reference's grace period, so
-    /// clients can build their robot and join; the reference counts from
-    /// the connection). With `sync_wait_for_agents` set, each
-    /// of these frames waits for some message (not necessarily `(syn)`)
-    /// instead, which keeps scripted starts reproducible. Default 5.
+    /// Sync mode only: frames a new robot's agent may leave unanswered
+    /// before the cycle waits for it. Default 0: no cycle runs ahead of a
+    /// robot whose agent has not answered its newest frame (with any
+    /// message before its first `(syn)`, with `(syn)` after), so the cycle
+    /// in which each command lands depends only on the agents' messages.
+    /// 5 is the reference's grace period (it counts from the connection;
+    /// this counts from the robot's first frame), for clients that do not
+    /// answer their first frames.
     pub sync_grace_frames: u32,
     /// Sync mode only: do not run the first cycle until this many agents
     /// have sent `scene`, so a scripted match starts in the same cycle
-    /// every time however fast its agents connect; also makes new agents
-    /// answer every grace frame (see `sync_grace_frames`). Default 0 (off).
+    /// every time however fast its agents connect. Default 0 (off).
     pub sync_wait_for_agents: usize,
     /// Seed of the server's single RNG (vision noise, beam noise, referee).
     /// Default 0 = draw a random seed at start (printed and logged).
@@ -143,7 +145,7 @@ impl Default for Config {
             real_time: true,
             step: 0.02,
             sync_timeout_ms: None,
-            sync_grace_frames: 5,
+            sync_grace_frames: 0,
             sync_wait_for_agents: 0,
             seed: 0,
             max_agent_frame: 16 << 10,

@@ -12,7 +12,7 @@ async fn pair(capacity: usize) -> (Outbox, OutboxWriter, TcpStream) {
     let client = TcpStream::connect(listener.local_addr().unwrap());
     let (client, accepted) = tokio::join!(client, listener.accept());
     let (_, write_half) = accepted.unwrap().0.into_split();
-    let (out, writer, _) = outbox(write_half, capacity);
+    let (out, writer) = outbox(write_half, capacity);
     (out, writer, client.unwrap())
 }
 

@@ -122,7 +122,8 @@ async fn sync_mode_waits_for_syn() {
     for _ in 0..8 {
         a.cycle("").await;
     }
-    // Answer without (syn): after the grace period the server must wait.
+    // Answer without (syn): an agent in lockstep is waited for until it
+    // sends its (syn).
     a.send("(he1 0.5)").await;
     assert!(
         a.try_recv(Duration::from_millis(600)).await.is_none(),

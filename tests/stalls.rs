@@ -1,12 +1,18 @@
 //! Real clients never stall the server: the sync-mode handshake of a
-//! client that drives a whole team from one loop, `(killsim)` while the
-//! server waits at the sync barrier, idle connections that would hold the
-//! agent slots, out-of-range `(time ...)`, a referee move of a lying robot,
-//! and a reset connection. Every test runs the real TCP server.
+//! client that drives a whole team from one loop, a slow-starting agent,
+//! a silent agent with and without a sync timeout, `init` and `beam` in
+//! one cycle, `(killsim)` while the server waits at the sync barrier,
+//! idle connections that would hold the agent slots, out-of-range
+//! `(time ...)`, a referee move of a lying robot, and a reset connection.
+//! Every test runs the real TCP server.
 
 mod util;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use tokio::io::AsyncReadExt;
 
 use rcss3d::config::Config;
 use rcss3d::monitor::client::MonitorClient;
@@ -106,8 +112,9 @@ async fn a_one_loop_client_with_eleven_new_agents_never_stalls_the_sync_barrier(
     // Many runs: the handshake used to stall depending on how the client's
     // messages and the server's cycles interleaved.
     for run in 0..6 {
-        // The reference's grace period: new agents never hold up a cycle
-        // during their first five frames.
+        // A new agent's frame sent while its `init` waits for the step
+        // needs no answer: this client answers only once it has seen its
+        // number.
         let server = TestServer::start(Config {
             sync_wait_for_agents: 0,
             ..test_config()
@@ -204,7 +211,7 @@ async fn killsim_ends_a_sync_server_waiting_for_a_silent_agent() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn idle_connections_are_closed_and_a_real_agent_can_then_join() {
+async fn connections_without_a_robot_are_closed_or_evicted_and_a_real_agent_can_then_join() {
     capture_logs();
     let server = TestServer::start(Config {
         max_agents: 7,
@@ -217,41 +224,45 @@ async fn idle_connections_are_closed_and_a_real_agent_can_then_join() {
     let mut hung = server.agent().await;
     let witness = witness.autosync();
     hung.join("Idle", 3, 0).await;
-    // Six connections that keep the server waiting, one of each kind: an
-    // agent in a team that stops in the middle of a frame (the sync
-    // barrier waits for it), and five that never join.
-    let mut idle = Vec::new();
+    // Connections that keep the server waiting: an agent in a team that
+    // stops in the middle of a frame (the sync barrier waits for it), four
+    // that never get a robot, and one whose robot exists but which never
+    // sends its `init`.
     // Written by hand: a prefix announcing 40 bytes, then only 2 of them.
     hung.send_raw(&[0, 0, 0, 40, b'(', b's']).await;
-    idle.push(hung);
-    let silent = server.agent().await;
-    idle.push(silent);
+    let mut silent = server.agent().await;
     let mut half = server.agent().await;
-    // The same frame that never completes, from a client not in a team.
+    // The same frame that never completes, from a client without a robot.
     half.send_raw(&[0, 0, 0, 40, b'(', b's']).await;
-    idle.push(half);
     let mut garbage = server.agent().await;
     garbage.send("(he1 1)(syn)").await;
-    idle.push(garbage);
     let mut bad_scene = server.agent().await;
     bad_scene.send("(scene rsg/agent/nosuch.rsg)").await;
-    idle.push(bad_scene);
     let mut no_init = server.agent().await;
     no_init.send("(scene rsg/agent/nao/nao_hetero.rsg 0)").await;
-    idle.push(no_init);
-    // All seven slots are taken: a real agent is turned away.
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let mut refused = server.agent().await;
+    // All seven slots are taken: a newcomer takes the slot of the oldest
+    // connection without a robot, the silent one.
+    let mut newcomer = server.agent().await;
+    newcomer
+        .send("(scene rsg/agent/nao/nao_hetero.rsg 1)")
+        .await;
     assert!(
-        refused.closed_within(Duration::from_millis(500)).await,
-        "the eighth connection must be refused"
+        silent.closed_within(Duration::from_secs(1)).await,
+        "the oldest connection without a robot must make room"
     );
-    // After the timeout every idle connection is closed...
+    // After the timeout every connection without a robot, and the one
+    // with an unfinished frame, is closed...
     let t0 = Instant::now();
-    for (i, c) in idle.iter_mut().enumerate() {
+    for (name, c) in [
+        ("hung", &mut hung),
+        ("half", &mut half),
+        ("garbage", &mut garbage),
+        ("bad scene", &mut bad_scene),
+    ] {
         assert!(
             c.closed_within(Duration::from_secs(4)).await,
-            "idle connection {i} still open after {:?}",
+            "{name} still open after {:?}",
             t0.elapsed()
         );
     }
@@ -260,19 +271,195 @@ async fn idle_connections_are_closed_and_a_real_agent_can_then_join() {
         "closed after {:?}",
         t0.elapsed()
     );
-    for what in ["a `scene`", "an `init`", "frame unfinished"] {
+    // ... but never one whose robot exists, however long it takes to send
+    // its `init` (the reference has no timeouts at all).
+    assert!(!no_init.closed_within(Duration::from_millis(1500)).await);
+    assert!(!newcomer.closed_within(Duration::from_millis(10)).await);
+    for what in [
+        "no robot (`scene`) in time",
+        "frame unfinished",
+        "every agent slot taken",
+        "scene refused",
+    ] {
         assert!(
             logs().contains(what),
             "no log line naming {what}:\n{}",
             logs()
         );
     }
-    // ... and a real agent joins.
+    // They hold up the sync barrier, as on the reference, until they
+    // leave; then a real agent joins.
+    drop(no_init);
+    drop(newcomer);
     let mut real = server.agent().await;
     let (side, unum) = real.join("Idle", 2, 0).await;
     assert_eq!((side.as_str(), unum), ("left", 2));
     witness.abort();
     server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_clients_reconnecting_in_a_loop_never_lock_a_real_agent_out() {
+    capture_logs();
+    let server = TestServer::start(Config {
+        sync_wait_for_agents: 0,
+        ..test_config()
+    })
+    .await;
+    // Seventy clients (more than the 64 slots) that connect, say nothing,
+    // and reconnect the moment they are closed, for a bounded time.
+    let stop = Arc::new(AtomicBool::new(false));
+    let addr = server.agent_addr;
+    let mut silent = Vec::new();
+    for _ in 0..70 {
+        let stop = stop.clone();
+        silent.push(tokio::spawn(async move {
+            let mut connections = 0u32;
+            while !stop.load(Ordering::Acquire) && connections < 100_000 {
+                let Ok(mut s) = tokio::net::TcpStream::connect(addr).await else {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                    continue;
+                };
+                connections += 1;
+                let mut buf = [0u8; 64];
+                // Held until the server closes it (or the test ends).
+                let _ = tokio::time::timeout(Duration::from_secs(10), s.read(&mut buf)).await;
+            }
+            connections
+        }));
+    }
+    // Let them fill every slot.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut joined = 0;
+    for attempt in 0..10u8 {
+        let try_join = async {
+            let mut a = server.agent().await;
+            a.join("Real", 1 + attempt % 11, 0).await
+        };
+        if let Ok((side, _)) = tokio::time::timeout(Duration::from_secs(5), try_join).await {
+            assert_eq!(side, "left");
+            joined += 1;
+        }
+    }
+    stop.store(true, Ordering::Release);
+    let mut total = 0;
+    for t in silent {
+        total += t.await.expect("silent client");
+    }
+    assert!(joined >= 9, "a real agent joined in {joined} of 10 tries");
+    assert!(
+        total > 70,
+        "the silent clients reconnected ({total} connections)"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_starting_agent_is_waited_for_and_never_cut_off() {
+    // FC Portugal's agent sends `scene`, then builds itself for seconds
+    // before its `init`. The server must neither run ahead of the robot
+    // (its frames would pile up and be dropped) nor close the connection.
+    capture_logs();
+    let server = TestServer::start(Config {
+        sync_wait_for_agents: 0,
+        ..test_config()
+    })
+    .await;
+    let mut a = server.agent().await;
+    a.send("(scene rsg/agent/nao/nao_hetero.rsg 2)").await;
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    let mut during_pause = 0;
+    while a.try_recv(Duration::from_millis(200)).await.is_some() {
+        during_pause += 1;
+    }
+    assert!(
+        (1..=3).contains(&during_pause),
+        "{during_pause} frames sent while the agent prepared its init"
+    );
+    a.send("(init (unum 0)(teamname Slow))(syn)").await;
+    let mut side = None;
+    for _ in 0..10 {
+        let f = a.recv().await;
+        if f.contains("(GS (unum 1) (team left)") {
+            side = Some("left");
+            break;
+        }
+        a.send("(syn)").await;
+    }
+    assert_eq!(side, Some("left"), "the agent never got its side");
+    assert!(!logs().contains("frame dropped"), "{}", logs());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_agent_costs_one_sync_timeout_then_rejoins_when_it_answers() {
+    capture_logs();
+    let server = TestServer::start(Config {
+        sync_timeout_ms: Some(400),
+        sync_wait_for_agents: 2,
+        ..test_config()
+    })
+    .await;
+    let mut agents = server.scripted_agents(&[0, 1], &["Tick", "Tock"]).await;
+    let mut quiet = agents.pop().expect("two agents");
+    let mut busy = agents.pop().expect("two agents");
+    // `quiet` stops answering: `busy` waits one timeout, then runs on at
+    // full speed (waiting a timeout per cycle, 100 cycles would take 40 s).
+    let t0 = Instant::now();
+    let mut last = now(&busy.cycle("").await);
+    for _ in 0..100 {
+        let t = now(&busy.cycle("").await);
+        assert!(
+            (t - last - 0.02).abs() < 1e-3,
+            "time went from {last} to {t}"
+        );
+        last = t;
+    }
+    assert!(
+        t0.elapsed() < Duration::from_secs(8),
+        "100 cycles took {:?}",
+        t0.elapsed()
+    );
+    let timeouts = || logs().matches("sync timeout").count();
+    assert_eq!(timeouts(), 1, "{}", logs());
+    // It answers again: it is back in the lockstep, so when it falls
+    // silent once more the cycle waits for it again (a second timeout).
+    quiet.send("(syn)").await;
+    assert!(wait_for_log("back in the sync lockstep").await);
+    for _ in 0..3 {
+        busy.cycle("").await;
+    }
+    assert_eq!(timeouts(), 2, "{}", logs());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn init_and_beam_in_consecutive_messages_of_one_cycle_take_effect_in_order() {
+    let server = TestServer::start(test_config()).await;
+    let mut a = server.agent().await;
+    a.create(0).await;
+    // Two messages before the `(syn)`: both land in the same read phase,
+    // the beam after the init it needs.
+    a.send("(init (unum 1)(teamname Order))").await;
+    a.send("(beam -5 3 90)").await;
+    a.send("(syn)").await;
+    for _ in 0..5 {
+        a.cycle("").await;
+    }
+    let summary = server.stop().await;
+    let robot = summary.last.robots.first().expect("one robot");
+    let torso = robot
+        .parts
+        .iter()
+        .find(|p| &*p.name == "torso")
+        .expect("torso part");
+    let p = torso.pose.translation.vector;
+    assert!(
+        (p.x + 5.0).abs() < 0.2 && (p.y - 3.0).abs() < 0.2,
+        "the robot stands at ({:.2}, {:.2}), not at the beam position",
+        p.x,
+        p.y
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
 use tokio::net::tcp::OwnedWriteHalf;
-use tokio::sync::{watch, Notify};
+use tokio::sync::Notify;
 
 /// Why a frame was not taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,8 +49,6 @@ struct Shared {
     /// Frames are waiting, or the simulation's end is gone.
     wake: Notify,
     capacity: usize,
-    /// Frames written so far (for the connection's join deadline).
-    written: watch::Sender<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -67,25 +65,19 @@ struct State {
 }
 
 /// A connection's sending side over `socket`, at most `capacity` frames
-/// waiting; the receiver counts the frames written.
-pub fn outbox(
-    socket: OwnedWriteHalf,
-    capacity: usize,
-) -> (Outbox, OutboxWriter, watch::Receiver<u64>) {
-    let (written, written_rx) = watch::channel(0);
+/// waiting.
+pub fn outbox(socket: OwnedWriteHalf, capacity: usize) -> (Outbox, OutboxWriter) {
     let shared = Arc::new(Shared {
         socket,
         state: Mutex::new(State::default()),
         wake: Notify::new(),
         capacity: capacity.max(1),
-        written,
     });
     (
         Outbox {
             shared: shared.clone(),
         },
         OutboxWriter { shared },
-        written_rx,
     )
 }
 
@@ -94,10 +86,6 @@ impl Shared {
         // A panic while the lock was held left the state consistent (every
         // update is a single assignment or queue operation).
         self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn frame_written(&self) {
-        self.written.send_modify(|n| *n += 1);
     }
 
     /// Writes as much of `buf` as the socket takes now, without waiting.
@@ -137,11 +125,7 @@ impl Outbox {
         }
         if state.queue.is_empty() && !state.busy {
             match shared.write_now(&frame) {
-                Ok(n) if n == frame.len() => {
-                    drop(state);
-                    shared.frame_written();
-                    return Ok(());
-                }
+                Ok(n) if n == frame.len() => return Ok(()),
                 Ok(n) => state.queue.push_back(frame.slice(n..)),
                 Err(e) => {
                     state.failed = Some(format!("write failed: {e}"));
@@ -197,7 +181,6 @@ impl OutboxWriter {
                 return reason;
             }
             shared.state().busy = false;
-            shared.frame_written();
         }
     }
 }

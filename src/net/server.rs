@@ -13,20 +13,25 @@
 //! frame (at most [`MAX_NODES`] elements), at most
 //! [`MAX_PENDING_MESSAGES`] decoded messages waiting for the simulation,
 //! and `agent_queue` outgoing frames; and it hands the simulation at most
-//! [`MAX_COMMANDS_PER_CYCLE`] commands a cycle. A connection that keeps the server
-//! waiting (no team joined, a frame left unfinished) is closed after
-//! `agent_idle_timeout_secs`. Lines about connections that never joined a
-//! team go through one [`SharedLogLimit`] (a bucket per kind of line), so a
-//! connection flood cannot flood the log nor hide the other kinds.
+//! [`MAX_COMMANDS_PER_CYCLE`] commands a cycle. A connection that keeps the
+//! server waiting for its `scene`, or leaves a frame unfinished, is closed
+//! after `agent_idle_timeout_secs`; when every slot is taken, a new
+//! connection takes the slot of the oldest one that has not asked for a
+//! robot yet ([`Slots`]), so clients that connect and stay silent, however
+//! fast they reconnect, cannot lock real agents out. Lines about
+//! connections that never joined a team go through one [`SharedLogLimit`]
+//! (a bucket per kind of line), so a connection flood cannot flood the log
+//! nor hide the other kinds.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 use tokio_util::codec::FramedRead;
 use tracing::{debug, info, warn, Instrument};
 
@@ -34,7 +39,7 @@ use crate::command::{decode_all, Command};
 use crate::config::Config;
 use crate::framing::is_disconnect;
 use crate::log_limit::SharedLogLimit;
-use crate::net::handshake::JoinDeadline;
+use crate::net::handshake::SceneDeadline;
 use crate::net::outbox::outbox;
 use crate::net::rate::ByteBudget;
 use crate::sexp::{parse, ParseError, MAX_NODES};
@@ -53,6 +58,76 @@ pub const MAX_PENDING_MESSAGES: usize = 8;
 /// agent that sends more before its `(syn)` holds up the cycle.)
 pub const MAX_COMMANDS_PER_CYCLE: usize = 256;
 
+/// One open agent connection's slot.
+#[derive(Debug)]
+struct Slot {
+    /// The connection has not asked for a robot (or its request was
+    /// refused): it may be evicted for a newcomer.
+    awaiting_scene: bool,
+    /// Tells the connection's task to close.
+    evict: Arc<Notify>,
+}
+
+/// The agent slots: every open connection, in accept order. At most
+/// `max_agents` are held; a newcomer evicts the oldest connection that
+/// has not asked for a robot, or is refused when every connection has one.
+#[derive(Debug, Default)]
+struct Slots {
+    open: Mutex<BTreeMap<ConnId, Slot>>,
+}
+
+/// What the accept loop does with a new connection.
+enum Admission {
+    /// A slot was free.
+    Free,
+    /// The slot of this connection, which had not asked for a robot.
+    Evicted(ConnId),
+    /// Every slot holds a connection with a robot.
+    Full,
+}
+
+impl Slots {
+    fn open(&self) -> MutexGuard<'_, BTreeMap<ConnId, Slot>> {
+        // Every update is a single map operation: a panic elsewhere while
+        // the lock was held cannot have left it half done.
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Gives `conn` a slot if one is free or can be freed.
+    fn admit(&self, conn: ConnId, max: usize) -> (Admission, Arc<Notify>) {
+        let evict = Arc::new(Notify::new());
+        let mut open = self.open();
+        let admission = if open.len() < max {
+            Admission::Free
+        } else if let Some(oldest) = open.iter().find(|(_, s)| s.awaiting_scene).map(|(c, _)| *c) {
+            if let Some(slot) = open.remove(&oldest) {
+                slot.evict.notify_one();
+            }
+            Admission::Evicted(oldest)
+        } else {
+            return (Admission::Full, evict);
+        };
+        open.insert(
+            conn,
+            Slot {
+                awaiting_scene: true,
+                evict: evict.clone(),
+            },
+        );
+        (admission, evict)
+    }
+
+    fn set_awaiting_scene(&self, conn: ConnId, awaiting: bool) {
+        if let Some(slot) = self.open().get_mut(&conn) {
+            slot.awaiting_scene = awaiting;
+        }
+    }
+
+    fn release(&self, conn: ConnId) {
+        self.open().remove(&conn);
+    }
+}
+
 /// Accepts agent connections until `shutdown` turns true.
 /// `cycle` is the simulation's cycle counter (for the per-cycle budget).
 pub async fn accept_agents(
@@ -63,7 +138,7 @@ pub async fn accept_agents(
     mut shutdown: watch::Receiver<bool>,
 ) {
     let next_id = AtomicU64::new(1);
-    let active = Arc::new(AtomicUsize::new(0));
+    let slots = Arc::new(Slots::default());
     let anonymous_log = Arc::new(SharedLogLimit::for_clients());
     loop {
         let accepted = tokio::select! {
@@ -82,14 +157,22 @@ pub async fn accept_agents(
             }
         };
         let conn = next_id.fetch_add(1, Ordering::Relaxed);
-        if active.load(Ordering::Relaxed) >= cfg.max_agents {
-            if let Some(skipped) = anonymous_log.admit("refused") {
-                warn!(conn, %peer, max = cfg.max_agents, skipped, "too many agent connections; refusing");
+        let (admission, evict) = slots.admit(conn, cfg.max_agents);
+        match admission {
+            Admission::Free => {}
+            Admission::Evicted(old) => {
+                if let Some(skipped) = anonymous_log.admit("evicted") {
+                    warn!(conn = old, max = cfg.max_agents, skipped, "every agent slot taken; closing the oldest connection without a robot for a new one");
+                }
             }
-            drop(stream);
-            continue;
+            Admission::Full => {
+                if let Some(skipped) = anonymous_log.admit("refused") {
+                    warn!(conn, %peer, max = cfg.max_agents, skipped, "every agent slot holds a robot; refusing connection");
+                }
+                drop(stream);
+                continue;
+            }
         }
-        active.fetch_add(1, Ordering::Relaxed);
         let span = tracing::info_span!("agent", conn, %peer, team = tracing::field::Empty, unum = tracing::field::Empty);
         let handler = Handler {
             conn,
@@ -100,15 +183,10 @@ pub async fn accept_agents(
             anonymous_log: anonymous_log.clone(),
             joined: false,
             cycle: cycle.clone(),
+            slots: slots.clone(),
+            evict,
         };
-        let active = active.clone();
-        tokio::spawn(
-            async move {
-                handler.run(stream).await;
-                active.fetch_sub(1, Ordering::Relaxed);
-            }
-            .instrument(span),
-        );
+        tokio::spawn(handler.run(stream).instrument(span));
     }
 }
 
@@ -123,6 +201,11 @@ struct Handler {
     joined: bool,
     /// The simulation's cycle counter.
     cycle: Arc<AtomicU64>,
+    /// The slot table, to say when the connection has asked for a robot
+    /// and to give the slot back.
+    slots: Arc<Slots>,
+    /// Notified when a newcomer takes this connection's slot.
+    evict: Arc<Notify>,
 }
 
 impl Handler {
@@ -146,7 +229,7 @@ impl Handler {
         // What the socket does not take at once is written by a task of its
         // own, so a client that does not read never blocks this loop (its
         // deadlines, its reading).
-        let (out, writer, mut written_rx) = outbox(write_half, self.cfg.agent_queue);
+        let (out, writer) = outbox(write_half, self.cfg.agent_queue);
         let mut writer = tokio::spawn(writer.run().in_current_span());
         let pending = Arc::new(AtomicUsize::new(0));
         let (status_tx, mut status_rx) = watch::channel(AgentStatus::Connecting);
@@ -154,7 +237,7 @@ impl Handler {
         let burst = rate.max(self.cfg.max_agent_frame as u64 + 4);
         let mut budget = (rate > 0).then(|| ByteBudget::new(rate, burst, Instant::now()));
         let idle = self.cfg.agent_idle_timeout();
-        let mut join = JoinDeadline::new(idle, self.cfg.step, Instant::now());
+        let mut scene = SceneDeadline::new(idle, Instant::now());
         // Since when a started frame has been waiting for its remaining bytes.
         let mut partial_since: Option<Instant> = None;
         // Commands handed to the simulation in cycle `budget_cycle`.
@@ -174,6 +257,8 @@ impl Handler {
             })
             .is_err()
         {
+            writer.abort();
+            self.slots.release(self.conn);
             return;
         }
         let reason: String = loop {
@@ -184,7 +269,9 @@ impl Handler {
                     tracing::Span::current().record("unum", unum);
                     self.joined = true;
                 }
-                join.status(&status, Instant::now());
+                scene.status(&status, Instant::now());
+                self.slots
+                    .set_awaiting_scene(self.conn, scene.awaiting_scene());
             }
             // Back-pressure: stop reading while the simulation is behind,
             // or when this cycle's budget is spent.
@@ -205,7 +292,7 @@ impl Handler {
             // Re-check now and then: bytes of a started frame may arrive
             // while nothing else wakes this task.
             let recheck = idle.map(|d| now + d / 2);
-            let wake = [join.deadline(), unfinished, recheck]
+            let wake = [scene.deadline(), unfinished, recheck]
                 .into_iter()
                 .flatten()
                 .min();
@@ -241,11 +328,12 @@ impl Handler {
                         }
                         let commands = decode_all(&parsed);
                         spent += commands.len().max(1);
-                        let has = |f: fn(&Command) -> bool| commands.iter().flatten().any(f);
-                        join.message(
-                            has(|c| matches!(c, Command::Scene(_))),
-                            has(|c| matches!(c, Command::Init(_))),
-                        );
+                        if scene.awaiting_scene()
+                            && commands.iter().flatten().any(|c| matches!(c, Command::Scene(_)))
+                        {
+                            scene.scene_sent();
+                            self.slots.set_awaiting_scene(self.conn, false);
+                        }
                         pending.fetch_add(1, Ordering::AcqRel);
                         if self.inputs.send(Input::Message { conn: self.conn, commands, parse_error: parsed.error }).is_err() {
                             break "server stopping".into();
@@ -253,22 +341,16 @@ impl Handler {
                     }
                 },
                 _ = tokio::time::sleep(Duration::from_millis(2)), if !may_read => {}
-                // Only the join deadline counts frames: once the agent is in
-                // a team a written frame wakes nothing here.
-                written = written_rx.changed(), if !self.joined => match written {
-                    Ok(()) => join.frame_sent(Instant::now()),
-                    Err(_) => break (&mut writer).await.unwrap_or_else(|e| format!("writer failed: {e}")),
-                },
+                _ = self.evict.notified() => break "evicted: every agent slot taken and no robot asked for".into(),
                 reason = &mut writer => break reason.unwrap_or_else(|e| format!("writer failed: {e}")),
                 _ = tokio::time::sleep_until(wake.unwrap_or(now).into()), if wake.is_some() => {
                     let now = Instant::now();
                     let secs = idle.map(|d| d.as_secs_f32()).unwrap_or(0.0);
-                    if join.deadline().is_some_and(|d| d <= now) {
-                        let awaited = join.awaited();
+                    if scene.deadline().is_some_and(|d| d <= now) {
                         if let Some(skipped) = self.may_log("kept waiting") {
-                            warn!(seconds = secs, skipped, "agent kept the server waiting for {awaited}; closing connection");
+                            warn!(seconds = secs, skipped, "agent asked for no robot (`scene`) in time; closing connection");
                         }
-                        break format!("no {awaited} within {secs} s");
+                        break format!("no `scene` within {secs} s");
                     }
                     if unfinished.is_some_and(|d| d <= now) && !frames.read_buffer().is_empty() {
                         if let Some(skipped) = self.may_log("frame unfinished") {
@@ -285,6 +367,7 @@ impl Handler {
         }
         // Dropping the write half (with the task) closes the socket.
         writer.abort();
+        self.slots.release(self.conn);
         let _ = self.inputs.send(Input::Gone {
             conn: self.conn,
             reason,

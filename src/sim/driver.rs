@@ -158,13 +158,18 @@ pub fn run(
                         match inputs.recv_timeout(left) {
                             Ok(i) => i,
                             Err(RecvTimeoutError::Timeout) => {
-                                if sim.agent_count() > 0 && !sim.unsynced_agents().is_empty() {
+                                let late = sim.unsynced_agents();
+                                if !late.is_empty() {
+                                    // Left behind until they answer again:
+                                    // the others lose one timeout, not one
+                                    // per cycle.
                                     warn!(
-                                        late = ?sim.unsynced_agents(),
+                                        ?late,
                                         timeout_ms = limit.as_millis() as u64,
-                                        "sync timeout: stepping without these agents"
+                                        "sync timeout: running without these agents until they answer again"
                                     );
-                                    break;
+                                    sim.leave_behind_unsynced();
+                                    continue;
                                 }
                                 // Nobody to wait for: idle without a timeout.
                                 match inputs.recv() {

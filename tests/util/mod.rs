@@ -30,10 +30,10 @@ pub struct TestServer {
 }
 
 /// A config for tests: loopback, sync mode without the real-time timer,
-/// fixed seed, no vision noise unless the test changes it. It is a
-/// scripted start (`sync_wait_for_agents`), so a new agent's first frames
-/// also wait for its answers and a test's agents run in lockstep with the
-/// server; tests of the reference's free grace period set it back to 0.
+/// fixed seed, no vision noise unless the test changes it. The first
+/// cycle waits for an agent's `scene` (`sync_wait_for_agents`); like every
+/// sync-mode server, it waits for each robot's answer to its newest frame,
+/// so a test's agents run in lockstep with the server.
 pub fn test_config() -> Config {
     Config {
         bind: [127, 0, 0, 1].into(),

@@ -50,7 +50,8 @@ pub(super) struct Agent {
     pub(super) frames_sent: u64,
     /// `(syn)` received since the last prepare phase.
     pub(super) synced: bool,
-    /// Any message received since the last prepare phase (grace period).
+    /// Any message received since the last prepare phase (answers a frame
+    /// before the agent is in lockstep).
     pub(super) got_message: bool,
     /// The agent has answered a frame with `(syn)`, or sent one with its
     /// `scene`: its grace period is over, every later frame waits for its
@@ -59,6 +60,9 @@ pub(super) struct Agent {
     /// `frames_sent` when the agent joined its team (the next frame is the
     /// first whose GS names its number).
     pub(super) joined_at_frame: Option<u64>,
+    /// The sync timeout ran out waiting for this agent: the cycles run
+    /// without it until it sends something again.
+    pub(super) left_behind: bool,
     /// The connection has gone; the robot leaves in the next step.
     pub(super) closing: bool,
     /// A scene request that failed or was refused; excluded from the sync
@@ -120,6 +124,7 @@ impl Simulation {
                 got_message: false,
                 in_lockstep: false,
                 joined_at_frame: None,
+                left_behind: false,
                 closing: false,
                 scene_failed: false,
                 pending_scene: None,

@@ -1,27 +1,34 @@
 //! The sync-mode barrier: whether the read phase may end, and who it is
 //! waiting for.
+//!
+//! The server never runs a cycle ahead of a robot whose agent has not
+//! answered its newest frame, so in sync mode how many cycles pass, and in
+//! which cycle each command lands, depend only on what the agents send,
+//! never on how fast they send it. An agent answers a frame with `(syn)`
+//! once it has sent one (it is then in lockstep); before that any message
+//! answers, so an agent that builds itself slowly after its `scene` (the
+//! reference's clients do) holds up the cycle instead of finding hundreds
+//! of frames queued and being left behind.
+//!
+//! Two frames need no answer: those sent while the agent's `init` waited
+//! for the step that carries it out (they cannot show the number it asked
+//! for, and clients that wait for their number before acting would
+//! otherwise never answer), and, with `sync_grace_frames` = N, the first N
+//! frames (the reference's grace period: it does not wait for a new
+//! connection in its first five cycles). With `sync_timeout_ms`, an agent
+//! that has not answered in time is left behind: the cycles run without it
+//! until it sends something again.
 
+use super::agent::Agent;
 use super::Simulation;
 
 impl Simulation {
     /// Whether the sync-mode read phase may end: every agent that has a
     /// robot (or asked for one) has answered the frames it was sent. With
     /// no such agent the cycle waits (the reference free-runs; waiting
-    /// keeps sync-mode logs independent of wall time).
-    ///
-    /// A new agent counts as answered, whether it sent anything or not, as
-    /// in the reference's grace period, until it answers a frame with
-    /// `(syn)` (from then on it is waited for, so an agent in lockstep from
-    /// its first frame never reads frames sent ahead of it), but no longer
-    /// than `sync_grace_frames` frames after the one that told it its
-    /// number. The reference counts its grace from the connection; counting
-    /// from the team join is more forgiving and never stalls a client that
-    /// drives several agents from one loop and answers a new agent's frames
-    /// only once it has seen its number (a connection that never joins is
-    /// closed by the idle timeout). A scripted start
-    /// (`sync_wait_for_agents` > 0) instead waits for some message in
-    /// answer to each of the first `sync_grace_frames` frames, so the
-    /// agents' `init` and `beam` land in the same cycle every run.
+    /// keeps sync-mode logs independent of wall time). Before the first
+    /// cycle with agents it also waits until `sync_wait_for_agents` agents
+    /// have asked for a robot.
     pub fn barrier_satisfied(&self) -> bool {
         if !self.started {
             let asked = self.agents.values().filter(|a| a.in_barrier()).count();
@@ -29,37 +36,54 @@ impl Simulation {
                 return false;
             }
         }
-        let scripted = self.cfg.sync_wait_for_agents > 0;
-        let grace = u64::from(self.cfg.sync_grace_frames);
         let mut participants = 0;
-        for a in self.agents.values() {
-            if !a.in_barrier() {
-                continue;
-            }
+        for a in self.agents.values().filter(|a| a.in_barrier()) {
             participants += 1;
-            if a.frames_sent == 0 {
-                continue;
-            }
-            let answered = if scripted {
-                a.synced || (a.frames_sent <= grace && a.got_message)
-            } else {
-                let in_grace =
-                    !a.in_lockstep && a.joined_at_frame.is_none_or(|j| a.frames_sent <= j + grace);
-                a.synced || in_grace
-            };
-            if !answered {
+            if self.awaited(a) {
                 return false;
             }
         }
         participants > 0
     }
 
+    /// Whether the barrier waits for this agent's answer to its newest
+    /// frame.
+    fn awaited(&self, a: &Agent) -> bool {
+        if !a.in_barrier() || a.left_behind || a.frames_sent == 0 {
+            return false;
+        }
+        if a.in_lockstep {
+            return !a.synced;
+        }
+        let grace = a.frames_sent <= u64::from(self.cfg.sync_grace_frames);
+        // The newest frame was sent before the agent's `init` took effect.
+        let before_its_number = a.joined_at_frame == Some(a.frames_sent);
+        !(a.got_message || grace || before_its_number)
+    }
+
     /// Agents the barrier is waiting for (for the sync-timeout log line).
     pub fn unsynced_agents(&self) -> Vec<String> {
         self.agents
             .iter()
-            .filter(|(_, a)| a.in_barrier() && a.frames_sent > 0 && !a.synced)
+            .filter(|(_, a)| self.awaited(a))
             .map(|(c, a)| format!("conn {c} {}", a.label()))
             .collect()
+    }
+
+    /// The sync timeout ran out: the agents the barrier waits for are left
+    /// behind until they send something again. Returns how many.
+    pub fn leave_behind_unsynced(&mut self) -> usize {
+        let late: Vec<_> = self
+            .agents
+            .iter()
+            .filter(|(_, a)| self.awaited(a))
+            .map(|(c, _)| *c)
+            .collect();
+        for c in &late {
+            if let Some(a) = self.agents.get_mut(c) {
+                a.left_behind = true;
+            }
+        }
+        late.len()
     }
 }

@@ -2,7 +2,7 @@
 //! (`scene`, `init`, `beam`, `say`, carried out in the step by
 //! `super::effectors`) or applied at once (hinge speeds, `syn`).
 
-use tracing::debug;
+use tracing::{debug, info};
 
 use super::agent::bad_input;
 use super::effectors::hinge;
@@ -29,6 +29,15 @@ impl Simulation {
             return;
         }
         agent.got_message = true;
+        if agent.left_behind {
+            info!(
+                conn,
+                team = agent.team.as_deref().unwrap_or("-"),
+                unum = agent.unum,
+                "agent answers again; back in the sync lockstep"
+            );
+            agent.left_behind = false;
+        }
         if let Some(e) = parse_error {
             bad_input(
                 now,
@@ -121,8 +130,10 @@ impl Simulation {
                         agent.pending_init = Some(init);
                     }
                 }
+                // A `beam` after an `init` that waits for this step is
+                // carried out after it, in the order sent.
                 Command::Beam(beam) => {
-                    if agent.side.is_none() {
+                    if agent.side.is_none() && agent.pending_init.is_none() {
                         bad_input(
                             now,
                             conn,

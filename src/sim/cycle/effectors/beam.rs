@@ -3,6 +3,7 @@
 use nalgebra::Vector3;
 use tracing::debug;
 
+use crate::sim::cycle::agent::bad_input;
 use crate::sim::cycle::{placement_height, torso_position, ConnId, Simulation};
 use crate::sim::world::{RobotHandle, World};
 
@@ -23,6 +24,18 @@ impl Simulation {
             let Some(agent) = self.agents.get_mut(&conn) else {
                 continue;
             };
+            if agent.side.is_none() {
+                // Sent after an `init` that failed in this step.
+                agent.pending_beam = None;
+                bad_input(
+                    self.server_time,
+                    conn,
+                    agent,
+                    &mut self.teamless_log,
+                    format_args!("`beam` after a failed `init` ignored"),
+                );
+                continue;
+            }
             let (Some(beam), Some(side), Some(robot), Some(model)) = (
                 agent.pending_beam.take(),
                 agent.side,
