@@ -391,7 +391,10 @@ async fn scene_arguments_the_file_does_not_declare_are_refused() {
         .find(|l| l.contains("takes 0 argument(s)"))
         .map(str::to_owned)
         .expect("log line");
-    assert!(line.contains("scene refused; the agent gets no robot"), "{line}");
+    assert!(
+        line.contains("scene refused; the agent gets no robot"),
+        "{line}"
+    );
     assert!(
         b.try_recv(Duration::from_millis(300)).await.is_none(),
         "no robot, no frame"
@@ -483,7 +486,10 @@ async fn thousands_of_scene_spellings_over_short_connections_do_not_grow_memory(
          connections in {elapsed:?}: {robots} robots built, server peak RSS {peak_kb} kB"
     );
     assert!(peak_kb <= MAX_PEAK_RSS_KB, "peak RSS {peak_kb} kB");
-    assert_eq!(robots, 0, "nao.rsg takes no arguments: no robot for any request");
+    assert_eq!(
+        robots, 0,
+        "nao.rsg takes no arguments: no robot for any request"
+    );
     assert!(
         text.contains("takes 0 argument(s)"),
         "the refusal is logged:\n{}",

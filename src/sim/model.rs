@@ -807,7 +807,10 @@ mod tests {
         assert!(lib.resolve(hetero, &["3".into()]).is_ok());
         for args in [vec![], vec!["1".to_string(), "2".to_string()]] {
             let e = lib.resolve(hetero, &args).expect_err("takes one");
-            assert!(matches!(e, SceneError::Arguments { declared: 1, .. }), "{e}");
+            assert!(
+                matches!(e, SceneError::Arguments { declared: 1, .. }),
+                "{e}"
+            );
         }
         assert_eq!(lib.cached_models(), 2, "only the two models that built");
     }
@@ -829,7 +832,9 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let first = lib.resolve("stick.rsg", &["1".into()]).expect("builds");
         for spelling in ["+1", "01", "+0001"] {
-            let again = lib.resolve("stick.rsg", &[spelling.into()]).expect("builds");
+            let again = lib
+                .resolve("stick.rsg", &[spelling.into()])
+                .expect("builds");
             assert!(Arc::ptr_eq(&first, &again), "{spelling} is the same model");
         }
         for h in 2..(MAX_CACHED_MODELS as i32 + 50) {

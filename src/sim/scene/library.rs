@@ -445,9 +445,7 @@ fn templ_arity(sexps: &[Sexp]) -> usize {
     body.iter()
         .find_map(|st| match st {
             Sexp::List(items, _) => match items.first() {
-                Some(Sexp::Atom(h, _)) if h == "templ" || h == "template" => {
-                    Some(items.len() - 1)
-                }
+                Some(Sexp::Atom(h, _)) if h == "templ" || h == "template" => Some(items.len() - 1),
                 _ => None,
             },
             Sexp::Atom(..) => None,
@@ -537,7 +535,10 @@ mod tests {
     fn a_file_takes_only_the_arguments_its_templ_line_declares() {
         let lib = lib_with(&[
             ("plain.rsg", "(RSG 0 1)\n((nd Transform))"),
-            ("t.rsg", "(RSG 0 1)\n((templ $a)\n(nd Transform (setName $a)))"),
+            (
+                "t.rsg",
+                "(RSG 0 1)\n((templ $a)\n(nd Transform (setName $a)))",
+            ),
             ("imp.rsg", "(RSG 0 1)\n(\n(importScene plain.rsg 1))"),
         ])
         .expect("parse");
@@ -549,10 +550,19 @@ mod tests {
             .instantiate("plain.rsg", &["1".into(), "2".into()])
             .expect_err("no templ line");
         assert!(
-            matches!(e, SceneError::Arguments { declared: 0, given: 2, .. }),
+            matches!(
+                e,
+                SceneError::Arguments {
+                    declared: 0,
+                    given: 2,
+                    ..
+                }
+            ),
             "{e}"
         );
-        let e = lib.instantiate("imp.rsg", &[]).expect_err("import with an argument");
+        let e = lib
+            .instantiate("imp.rsg", &[])
+            .expect_err("import with an argument");
         assert!(e.to_string().starts_with("imp.rsg:3:"), "{e}");
         assert!(lib.instantiate("t.rsg", &["x".into()]).is_ok());
         assert!(lib.instantiate("t.rsg", &[]).is_err());

@@ -56,7 +56,9 @@ pub enum SceneError {
     UnknownScene(String),
     /// A scene was asked for with other arguments than its `templ` line
     /// declares (a file without one takes none).
-    #[error("{scene} takes {declared} argument(s) (its templ line; none without one), got {given}")]
+    #[error(
+        "{scene} takes {declared} argument(s) (its templ line; none without one), got {given}"
+    )]
     Arguments {
         /// The scene file (client text, cut and escaped).
         scene: String,
