@@ -267,6 +267,17 @@ async fn trainer_positions_are_clamped_into_the_field_area() {
         "{line}"
     );
 
+    // `move` (upright) is clamped the same way, the feet on the ground.
+    mon.send("(agent (unum 1)(team Right)(move 59 -59 -5 0))")
+        .await
+        .expect("send");
+    wait_until(mon, "right 1 standing at (20, -15)", |s| {
+        robot_pos(s, Side::Right, 1).is_some_and(|p| {
+            (p.x - 20.0).abs() < 0.05 && (p.y + 15.0).abs() < 0.05 && (0.3..0.5).contains(&p.z)
+        })
+    })
+    .await;
+
     // The ball asked for 59 m out on both axes lands at the area's corner:
     // 15 + 5 m along x, 10 + 5 m along y (default field, BorderSize 0).
     mon.send("(ball (pos 59 59 0.1))").await.expect("send");

@@ -48,7 +48,7 @@ impl Simulation {
         if !pos.iter().all(|v| v.is_finite()) || !yaw_deg.is_finite() {
             return;
         }
-        let mut at = self.trainer_clamp(pos, f32::NEG_INFINITY);
+        let mut at = self.trainer_clamp(pos, 0.0);
         // The Nao faces its local +y: yaw -90 faces +x.
         self.world.place_robot(h, at, yaw_deg + 90.0);
         // Upright, the posture decides how far the feet reach down.
