@@ -5,11 +5,14 @@
 
 mod util;
 
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rcss3d::config::Config;
 use rcss3d::net::client::frame;
-use util::{capture_logs, joint, now, test_config, wait_for_log, TestAgent, TestServer};
+use util::process::ServerProcess;
+use util::{capture_logs, joint, now, test_config, wait_for_log, Scratch, TestAgent, TestServer};
 
 /// Runs `n` witness cycles and checks the clock advanced one step each.
 async fn witness_cycles(w: &mut TestAgent, n: usize) {
@@ -372,4 +375,126 @@ async fn a_flood_over_the_inbound_rate_closes_only_that_connection() {
     assert!(wait_for_log("over its inbound byte rate").await);
     witness_cycles(&mut w, 10).await;
     server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scene_arguments_the_file_does_not_declare_are_refused() {
+    let (server, w) = setup("Undeclared").await;
+    let ws = w.autosync();
+    let mut b = server.agent().await;
+    // nao.rsg has no templ line: it takes no arguments.
+    b.send("(scene rsg/agent/nao/nao.rsg 1 2)(syn)").await;
+    assert!(
+        wait_for_log("rsg/agent/nao/nao.rsg takes 0 argument(s)").await,
+        "the refusal says why"
+    );
+    let line = util::logs()
+        .lines()
+        .find(|l| l.contains("takes 0 argument(s)"))
+        .map(str::to_owned)
+        .expect("log line");
+    assert!(
+        line.contains("scene refused; the agent gets no robot"),
+        "{line}"
+    );
+    assert!(
+        b.try_recv(Duration::from_millis(300)).await.is_none(),
+        "no robot, no frame"
+    );
+    // nao_hetero.rsg declares one argument.
+    b.send("(scene rsg/agent/nao/nao_hetero.rsg)(syn)").await;
+    assert!(wait_for_log("nao_hetero.rsg takes 1 argument(s)").await);
+    // The connection stays usable: a declared request builds the robot.
+    let f = b.create(1).await;
+    assert_eq!(f.matches("(HJ ").count(), 22, "{f}");
+    ws.abort();
+    server.stop().await;
+}
+
+/// Distinct robot requests the memory test makes, each on a connection of
+/// its own.
+const SCENE_SPELLINGS: usize = 5_000;
+
+/// Connections the memory test keeps open at once.
+const PARALLEL_CONNECTIONS: usize = 48;
+
+/// Peak RSS the server may reach in the memory test.
+const MAX_PEAK_RSS_KB: u64 = 64 * 1024;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousands_of_scene_spellings_over_short_connections_do_not_grow_memory() {
+    // The server binary in real time, as in a match. A client whose scene
+    // is refused is closed after the (short) join timeout, which tells the
+    // test the request was handled; one whose robot is built gets a frame.
+    let dir = Scratch::new("scene-spellings");
+    let conf = dir.0.join("server.ron");
+    std::fs::write(
+        &conf,
+        "(seed: 7, agent_idle_timeout_secs: 0.05, max_agents: 64)",
+    )
+    .expect("config");
+    let log = dir.0.join("server.log");
+    let out = std::fs::File::create(&log).expect("log file");
+    let mut server = ServerProcess::start(|c| {
+        c.arg("--config")
+            .arg(&conf)
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .stdout(out.try_clone().expect("log file"))
+            .stderr(out);
+    });
+    let addr = server.agent_addr();
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let clients: Vec<_> = (0..PARALLEL_CONNECTIONS)
+        .map(|_| {
+            let next = next.clone();
+            tokio::spawn(async move {
+                let mut robots = 0;
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= SCENE_SPELLINGS {
+                        return robots;
+                    }
+                    let mut a = TestAgent::connect(addr).await;
+                    // Two small integers: 5,000 different requests.
+                    a.send(&format!(
+                        "(scene rsg/agent/nao/nao.rsg {} {})",
+                        i / 100,
+                        i % 100
+                    ))
+                    .await;
+                    // A frame (a robot was built) or the close.
+                    if a.try_recv(Duration::from_secs(5)).await.is_some() {
+                        robots += 1;
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut robots = 0;
+    for c in clients {
+        robots += tokio::time::timeout(Duration::from_secs(180), c)
+            .await
+            .expect("the requests are handled in bounded time")
+            .expect("client");
+    }
+    let elapsed = started.elapsed();
+    let peak_kb = rcss3d::procfs::status_kib(server.child.id(), "VmHWM").expect("VmHWM");
+    let _ = server.terminate(Duration::from_secs(10));
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    println!(
+        "{SCENE_SPELLINGS} scene spellings over {PARALLEL_CONNECTIONS} parallel short \
+         connections in {elapsed:?}: {robots} robots built, server peak RSS {peak_kb} kB"
+    );
+    assert!(peak_kb <= MAX_PEAK_RSS_KB, "peak RSS {peak_kb} kB");
+    assert_eq!(
+        robots, 0,
+        "nao.rsg takes no arguments: no robot for any request"
+    );
+    assert!(
+        text.contains("takes 0 argument(s)"),
+        "the refusal is logged:\n{}",
+        &text[..text.len().min(4000)]
+    );
 }

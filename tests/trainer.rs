@@ -8,7 +8,7 @@ use std::time::Duration;
 use rcss3d::monitor::client::{MonitorClient, TrackedScene};
 use rcss3d::monitor::FrameKind;
 use rcss3d::rules::{PlayMode, Side};
-use util::{test_config, AutoSync, TestServer};
+use util::{capture_logs, test_config, wait_for_log, AutoSync, TestServer};
 
 /// Reads monitor messages until `cond` holds (or fails after 400).
 async fn wait_until(mon: &mut MonitorClient, what: &str, cond: impl Fn(&TrackedScene) -> bool) {
@@ -208,5 +208,97 @@ async fn world_commands() {
     })
     .await;
     m.left.abort();
+    m.server.stop().await;
+}
+
+/// Reads `n` monitor messages, checking `cond` on each.
+async fn holds_for(
+    mon: &mut MonitorClient,
+    n: usize,
+    what: &str,
+    cond: impl Fn(&TrackedScene) -> bool,
+) {
+    for _ in 0..n {
+        let msg = tokio::time::timeout(Duration::from_secs(10), mon.next_message())
+            .await
+            .expect("monitor message in time")
+            .expect("valid monitor message");
+        assert!(msg.is_some(), "monitor closed while checking: {what}");
+        assert!(cond(mon.scene()), "no longer true: {what}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trainer_positions_are_clamped_into_the_field_area() {
+    capture_logs();
+    let mut m = start().await;
+    let mon = &mut m.mon;
+    wait_until(mon, "both robots", |s| s.robots().len() == 2).await;
+    // In GameOver the referee moves neither the ball nor the robots.
+    mon.send("(playMode GameOver)").await.expect("send");
+    wait_until(mon, "GameOver", |s| {
+        s.game.play_mode() == Some(PlayMode::GameOver)
+    })
+    .await;
+
+    // A robot asked for 59 m under the centre spot stands on it instead.
+    mon.send("(agent (unum 1)(team Left)(pos 0 0 -59))")
+        .await
+        .expect("send");
+    wait_until(mon, "left 1 standing on the centre spot", |s| {
+        robot_pos(s, Side::Left, 1)
+            .is_some_and(|p| p.x.abs() < 0.05 && p.y.abs() < 0.05 && (0.3..0.5).contains(&p.z))
+    })
+    .await;
+    // It stays there, above the ground (it may sit down or fall over).
+    holds_for(mon, 25, "left 1 stays at the centre spot", |s| {
+        robot_pos(s, Side::Left, 1)
+            .is_some_and(|p| p.x.abs() < 0.6 && p.y.abs() < 0.6 && (0.05..0.6).contains(&p.z))
+    })
+    .await;
+    assert!(wait_for_log("trainer position clamped").await);
+    let line = util::logs()
+        .lines()
+        .find(|l| l.contains("trainer position clamped") && l.contains("agent pos"))
+        .map(str::to_owned)
+        .expect("log line");
+    assert!(
+        line.contains("TrainL") && line.contains("unum=1") && line.contains("-59"),
+        "{line}"
+    );
+
+    // `move` (upright) is clamped the same way, the feet on the ground.
+    mon.send("(agent (unum 1)(team Right)(move 59 -59 -5 0))")
+        .await
+        .expect("send");
+    wait_until(mon, "right 1 standing at (20, -15)", |s| {
+        robot_pos(s, Side::Right, 1).is_some_and(|p| {
+            (p.x - 20.0).abs() < 0.05 && (p.y + 15.0).abs() < 0.05 && (0.3..0.5).contains(&p.z)
+        })
+    })
+    .await;
+
+    // The ball asked for 59 m out on both axes lands at the area's corner:
+    // 15 + 5 m along x, 10 + 5 m along y (default field, BorderSize 0).
+    mon.send("(ball (pos 59 59 0.1))").await.expect("send");
+    let at_corner = |s: &TrackedScene| {
+        s.ball_position().is_some_and(|b| {
+            (b.x - 20.0).abs() < 0.05 && (b.y - 15.0).abs() < 0.05 && (0.03..0.11).contains(&b.z)
+        })
+    };
+    wait_until(mon, "ball at (20, 15)", at_corner).await;
+    holds_for(mon, 10, "ball stays at (20, 15)", at_corner).await;
+    // Never below the ground: a ball asked for under it rests on it.
+    mon.send("(ball (pos 1 2 -3))").await.expect("send");
+    wait_until(mon, "ball resting at (1, 2)", |s| {
+        s.ball_position().is_some_and(|b| {
+            (b.x - 1.0).abs() < 0.05 && (b.y - 2.0).abs() < 0.05 && (0.03..0.06).contains(&b.z)
+        })
+    })
+    .await;
+    m.left.abort();
+    if let Some(r) = m.right.take() {
+        r.abort();
+    }
     m.server.stop().await;
 }

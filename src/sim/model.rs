@@ -226,8 +226,20 @@ impl RobotModel {
     }
 }
 
-/// Models already built, by (scene path, arguments).
+/// Models already built, by (scene path, canonical arguments).
 type ModelCache = BTreeMap<(String, Vec<String>), Arc<RobotModel>>;
+
+/// Most models the library keeps built. Keys are only the canonical,
+/// declared arguments of requests that built a model, so the shipped
+/// files give six (`nao.rsg` and `nao_hetero.rsg` 0-4); a model file whose
+/// argument can take many values is still built for each request past
+/// this many, but not kept (it is freed with its robot).
+pub const MAX_CACHED_MODELS: usize = 64;
+
+/// Client text quoted in a scene error: cut and escaped.
+fn quoted(text: &str) -> String {
+    crate::text::truncate(text, 64).escape_debug().to_string()
+}
 
 /// The robot model files of one directory, read at run time.
 #[derive(Debug)]
@@ -259,51 +271,72 @@ impl ModelLibrary {
         self.scenes.paths().map(str::to_string).collect()
     }
 
+    /// Number of models kept built (at most [`MAX_CACHED_MODELS`]).
+    pub fn cached_models(&self) -> usize {
+        self.cache.lock().map(|c| c.len()).unwrap_or(0)
+    }
+
+    /// The cheap checks of an agent's `(scene <path> [args])`, done before
+    /// anything is built: the file exists, every argument is a small
+    /// integer, and there are exactly as many as the file's `templ` line
+    /// declares (none for a file without one). Returns the arguments in
+    /// canonical spelling (`+07` is `7`).
+    pub fn check(&self, scene_path: &str, args: &[String]) -> Result<Vec<String>, SceneError> {
+        let Some(declared) = self.scenes.declared_args(scene_path) else {
+            return Err(SceneError::UnknownScene(quoted(scene_path)));
+        };
+        if args.len() != declared {
+            return Err(SceneError::Arguments {
+                scene: scene_path.to_string(),
+                declared,
+                given: args.len(),
+            });
+        }
+        args.iter()
+            .map(|a| {
+                // Only short plain numbers reach the scene's expression
+                // evaluator: odd spellings neither recurse deeply nor make
+                // new cache keys.
+                let digits = a.strip_prefix(['+', '-']).unwrap_or(a);
+                (!digits.is_empty()
+                    && digits.len() <= 6
+                    && digits.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| a.parse::<i32>().ok())
+                .flatten()
+                .map(|n| n.to_string())
+                .ok_or_else(|| SceneError::BadArgument {
+                    scene: scene_path.to_string(),
+                    argument: quoted(a),
+                })
+            })
+            .collect()
+    }
+
     /// Resolves an agent's `(scene <path> [args])`:
-    /// `rsg/agent/nao/nao.rsg` is type 0, `rsg/agent/nao/nao_hetero.rsg`
-    /// with argument `N` (0-4) is type N. An unknown path or a bad type is
-    /// an error with a clear message.
+    /// `rsg/agent/nao/nao.rsg` is type 0 (no arguments),
+    /// `rsg/agent/nao/nao_hetero.rsg` with argument `N` (0-4) is type N.
+    /// An unknown path, arguments the file does not declare or a bad type
+    /// is an error with a clear message (see [`ModelLibrary::check`]).
+    /// Built models are kept by path and canonical arguments, at most
+    /// [`MAX_CACHED_MODELS`] of them.
     pub fn resolve(
         &self,
         scene_path: &str,
         args: &[String],
     ) -> Result<Arc<RobotModel>, SceneError> {
-        // Arguments come from agents: only short plain numbers reach the
-        // scene's expression evaluator, and each model is cached under the
-        // canonical spelling, so odd spellings neither recurse deeply nor
-        // grow the cache.
-        let mut canonical = Vec::with_capacity(args.len());
-        for a in args.iter() {
-            let digits = a.strip_prefix(['+', '-']).unwrap_or(a);
-            let n = (!digits.is_empty()
-                && digits.len() <= 6
-                && digits.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| a.parse::<i32>().ok())
-            .flatten();
-            match n {
-                Some(n) => canonical.push(n.to_string()),
-                None => {
-                    return Err(SceneError::UnknownScene(format!(
-                        "{scene_path} with argument `{}` (arguments must be small integers)",
-                        a.chars().take(32).collect::<String>()
-                    )))
-                }
-            }
-        }
-        let args = &canonical[..];
-        let key = (scene_path.to_string(), args.to_vec());
+        let args = self.check(scene_path, args)?;
+        let key = (scene_path.to_string(), args);
         if let Ok(cache) = self.cache.lock() {
             if let Some(m) = cache.get(&key) {
                 return Ok(m.clone());
             }
         }
-        if !self.scenes.contains(scene_path) {
-            return Err(SceneError::UnknownScene(scene_path.to_string()));
-        }
-        let tree = self.scenes.instantiate(scene_path, args)?;
+        let tree = self.scenes.instantiate(scene_path, &key.1)?;
         let model = Arc::new(build_model(scene_path, &tree)?);
         if let Ok(mut cache) = self.cache.lock() {
-            cache.insert(key, model.clone());
+            if cache.len() < MAX_CACHED_MODELS {
+                cache.insert(key, model.clone());
+            }
         }
         Ok(model)
     }
@@ -745,4 +778,73 @@ fn build_model(scene: &str, tree: &SceneTree) -> Result<RobotModel, SceneError> 
         head,
         effector_joints,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn library() -> ModelLibrary {
+        ModelLibrary::load(ModelLibrary::default_dir()).expect("models")
+    }
+
+    #[test]
+    fn arguments_a_scene_file_does_not_declare_are_refused() {
+        let lib = library();
+        assert!(lib.resolve("rsg/agent/nao/nao.rsg", &[]).is_ok());
+        for args in [&["1", "2"][..], &["0"], &["7", "7", "7", "7"]] {
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            let e = lib
+                .resolve("rsg/agent/nao/nao.rsg", &args)
+                .expect_err("nao.rsg has no templ line");
+            assert!(
+                matches!(e, SceneError::Arguments { declared: 0, .. }),
+                "{e}"
+            );
+            assert!(e.to_string().contains("takes 0 argument(s)"), "{e}");
+        }
+        let hetero = "rsg/agent/nao/nao_hetero.rsg";
+        assert!(lib.resolve(hetero, &["3".into()]).is_ok());
+        for args in [vec![], vec!["1".to_string(), "2".to_string()]] {
+            let e = lib.resolve(hetero, &args).expect_err("takes one");
+            assert!(
+                matches!(e, SceneError::Arguments { declared: 1, .. }),
+                "{e}"
+            );
+        }
+        assert_eq!(lib.cached_models(), 2, "only the two models that built");
+    }
+
+    #[test]
+    fn the_model_cache_is_keyed_by_canonical_arguments_and_capped() {
+        // A robot file whose argument can take any value: every value is a
+        // different model, and the library keeps only so many of them.
+        let dir = std::env::temp_dir().join(format!("rcss3d-model-cap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::write(
+            dir.join("stick.rsg"),
+            "(RSG 0 1)\n((templ $h)\n(nd AgentAspect (setLocalPos 0 0 $h)\n\
+             (nd RigidBody (setBoxTotal 1 0.1 0.1 0.1))\n\
+             (nd BoxCollider (setBoxLengths 0.1 0.1 0.1))))\n",
+        )
+        .expect("write");
+        let lib = ModelLibrary::load(&dir).expect("load");
+        let _ = std::fs::remove_dir_all(&dir);
+        let first = lib.resolve("stick.rsg", &["1".into()]).expect("builds");
+        for spelling in ["+1", "01", "+0001"] {
+            let again = lib
+                .resolve("stick.rsg", &[spelling.into()])
+                .expect("builds");
+            assert!(Arc::ptr_eq(&first, &again), "{spelling} is the same model");
+        }
+        for h in 2..(MAX_CACHED_MODELS as i32 + 50) {
+            lib.resolve("stick.rsg", &[h.to_string()]).expect("builds");
+        }
+        assert_eq!(lib.cached_models(), MAX_CACHED_MODELS);
+        // Past the cap models are still built, just not kept.
+        let a = lib.resolve("stick.rsg", &["9999".into()]).expect("builds");
+        let b = lib.resolve("stick.rsg", &["9999".into()]).expect("builds");
+        assert!(!Arc::ptr_eq(&a, &b));
+        assert_eq!(lib.cached_models(), MAX_CACHED_MODELS);
+    }
 }

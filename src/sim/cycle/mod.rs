@@ -124,6 +124,8 @@ pub struct Simulation {
     robot_log: LogLimit,
     /// Thins the bad-input lines of agents without a team, together.
     teamless_log: LogLimit,
+    /// Thins the lines of trainer positions clamped into the field area.
+    trainer_log: LogLimit,
     /// Reused frame buffer.
     text: String,
 }
@@ -171,6 +173,7 @@ impl Simulation {
             started: false,
             robot_log: LogLimit::for_clients(),
             teamless_log: LogLimit::new(LOUD_ERRORS, Duration::from_secs(1)),
+            trainer_log: LogLimit::for_clients(),
             text: String::with_capacity(8192),
         })
     }

@@ -130,6 +130,12 @@ impl SceneLibrary {
         self.files.keys().map(String::as_str)
     }
 
+    /// How many arguments a scene file declares on its `templ` line (a
+    /// file without one takes none); `None` for an unknown file.
+    pub fn declared_args(&self, path: &str) -> Option<usize> {
+        self.files.get(path).map(|sexps| templ_arity(sexps))
+    }
+
     /// Expands a scene file with its template arguments into a node tree.
     pub fn instantiate(&self, path: &str, args: &[String]) -> Result<SceneTree, SceneError> {
         let mut tree = SceneTree {
@@ -178,6 +184,26 @@ impl SceneLibrary {
             ));
         }
         let file: Arc<str> = Arc::from(path);
+        // A file takes exactly the arguments its `templ` line declares; one
+        // without a `templ` line takes none (its `templ` check covers the
+        // files that have one).
+        if !args.is_empty() && templ_arity(&sexps) == 0 {
+            return Err(match from {
+                Some((f, l)) => at(
+                    f,
+                    l,
+                    format!(
+                        "importScene: {path} takes no arguments (it has no templ line), got {}",
+                        args.len()
+                    ),
+                ),
+                None => SceneError::Arguments {
+                    scene: path.to_string(),
+                    declared: 0,
+                    given: args.len(),
+                },
+            });
+        }
         let mut env = Env {
             file: file.clone(),
             vars: BTreeMap::new(),
@@ -410,6 +436,23 @@ impl SceneLibrary {
     }
 }
 
+/// The number of `$names` on a scene file's top-level `templ` line, 0
+/// without one.
+fn templ_arity(sexps: &[Sexp]) -> usize {
+    let Some(Sexp::List(body, _)) = sexps.get(1) else {
+        return 0;
+    };
+    body.iter()
+        .find_map(|st| match st {
+            Sexp::List(items, _) => match items.first() {
+                Some(Sexp::Atom(h, _)) if h == "templ" || h == "template" => Some(items.len() - 1),
+                _ => None,
+            },
+            Sexp::Atom(..) => None,
+        })
+        .unwrap_or(0)
+}
+
 fn check_header(file: &Arc<str>, sexps: &[Sexp]) -> Result<(), SceneError> {
     match sexps.first() {
         Some(Sexp::List(items, line)) => {
@@ -486,6 +529,43 @@ mod tests {
         let n = &t.nodes[1];
         assert_eq!(n.name.as_deref(), Some("larm"));
         assert!((n.world.translation.vector - Vector3::new(0.5, 3.0, -3.0)).norm() < 1e-12);
+    }
+
+    #[test]
+    fn a_file_takes_only_the_arguments_its_templ_line_declares() {
+        let lib = lib_with(&[
+            ("plain.rsg", "(RSG 0 1)\n((nd Transform))"),
+            (
+                "t.rsg",
+                "(RSG 0 1)\n((templ $a)\n(nd Transform (setName $a)))",
+            ),
+            ("imp.rsg", "(RSG 0 1)\n(\n(importScene plain.rsg 1))"),
+        ])
+        .expect("parse");
+        assert_eq!(lib.declared_args("plain.rsg"), Some(0));
+        assert_eq!(lib.declared_args("t.rsg"), Some(1));
+        assert_eq!(lib.declared_args("nope.rsg"), None);
+        assert!(lib.instantiate("plain.rsg", &[]).is_ok());
+        let e = lib
+            .instantiate("plain.rsg", &["1".into(), "2".into()])
+            .expect_err("no templ line");
+        assert!(
+            matches!(
+                e,
+                SceneError::Arguments {
+                    declared: 0,
+                    given: 2,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = lib
+            .instantiate("imp.rsg", &[])
+            .expect_err("import with an argument");
+        assert!(e.to_string().starts_with("imp.rsg:3:"), "{e}");
+        assert!(lib.instantiate("t.rsg", &["x".into()]).is_ok());
+        assert!(lib.instantiate("t.rsg", &[]).is_err());
     }
 
     #[test]

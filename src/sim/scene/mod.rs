@@ -54,6 +54,27 @@ pub enum SceneError {
     /// The requested scene file is not in the library.
     #[error("unknown scene '{0}'")]
     UnknownScene(String),
+    /// A scene was asked for with other arguments than its `templ` line
+    /// declares (a file without one takes none).
+    #[error(
+        "{scene} takes {declared} argument(s) (its templ line; none without one), got {given}"
+    )]
+    Arguments {
+        /// The scene file (client text, cut and escaped).
+        scene: String,
+        /// Arguments the file declares.
+        declared: usize,
+        /// Arguments given.
+        given: usize,
+    },
+    /// A scene argument is not a small integer.
+    #[error("{scene}: argument `{argument}` is not a small integer")]
+    BadArgument {
+        /// The scene file.
+        scene: String,
+        /// The argument (client text, cut and escaped).
+        argument: String,
+    },
     /// The scene was read but does not describe a usable model or field.
     #[error("{scene}: {message}")]
     Invalid {

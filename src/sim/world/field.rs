@@ -16,6 +16,9 @@ use crate::sim::scene::{SceneError, SceneTree};
 pub struct FieldSize {
     /// Goal line to goal line (m).
     pub field_length: f32,
+    /// Sideline to sideline (m). Not a scene argument: the run-away guard
+    /// puts robots back inside the lines with it.
+    pub field_width: f32,
     /// Distance between the posts (m).
     pub goal_width: f32,
     /// Depth of a goal (m).
@@ -33,6 +36,7 @@ impl FieldSize {
     pub fn from_rules(rules: &RulesConfig) -> FieldSize {
         FieldSize {
             field_length: rules.field_length,
+            field_width: rules.field_width,
             goal_width: rules.goal_width,
             goal_depth: rules.goal_depth,
             goal_height: rules.goal_height,

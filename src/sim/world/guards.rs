@@ -2,8 +2,9 @@
 //! from them: speeds capped before every sub-step, and before and after it
 //! every robot or ball with a non-finite position, flung off the field or
 //! disabled by rapier's own non-finite quarantine put back (a robot
-//! rebuilt standing where its torso was last seen sane), so one bad robot
-//! never poisons the rest of the match. Rapier must never step a robot
+//! rebuilt standing on the ground at the point inside the field lines
+//! nearest to where its torso was last seen sane), so one bad robot never
+//! poisons the rest of the match. Rapier must never step a robot
 //! with a quarantined (disabled) link: its multibody solver then indexes
 //! past the robot's degrees of freedom and panics.
 
@@ -19,9 +20,11 @@ const RUNAWAY_DISTANCE: f32 = 60.0;
 impl World {
     /// Puts back any robot (or the ball) that the solver flung off the
     /// field or into non-finite coordinates, or that rapier disabled for
-    /// non-finite state: the robot is rebuilt upright at its last sane
-    /// torso position with zero velocity, the ball put on the centre spot.
-    /// Logged, since it means the contact solver failed.
+    /// non-finite state: the robot is rebuilt upright, standing on the
+    /// ground with zero velocity, at the point inside the field lines
+    /// nearest to its last sane torso position (a sane position can still
+    /// be far outside the field, or up in the air); the ball is put on the
+    /// centre spot. Logged, since it means the contact solver failed.
     pub(super) fn recover_runaways(&mut self) {
         let insane = |t: &Vector3<f32>| {
             !t.iter().all(|x| x.is_finite())
@@ -40,9 +43,17 @@ impl World {
                 bad.push((*h, r.last_sane));
             }
         }
+        let (half_length, half_width) =
+            (self.field.field_length / 2.0, self.field.field_width / 2.0);
         for (h, p) in bad {
-            tracing::warn!(robot = ?h, pos = ?p, "robot flung away by the solver; rebuilt");
-            self.rebuild_robot(h, p);
+            // Height 0: `rebuild_robot` raises it to the standing height.
+            let at = Vector3::new(
+                p.x.clamp(-half_length, half_length),
+                p.y.clamp(-half_width, half_width),
+                0.0,
+            );
+            tracing::warn!(robot = ?h, last_sane = ?p, rebuilt_at = ?at.xy(), "robot flung away by the solver; rebuilt standing inside the field lines");
+            self.rebuild_robot(h, at);
             self.recovered.insert(h);
         }
         let torso_positions: Vec<(RobotHandle, Vector3<f32>)> = self
@@ -199,6 +210,25 @@ mod tests {
         assert!(w.was_recovered(h));
         let t = torso(&w, h);
         assert!((t.x - 1.0).abs() < 0.2 && (t.y - 2.0).abs() < 0.2, "{t}");
+    }
+
+    #[test]
+    fn a_robot_last_sane_far_off_the_field_is_rebuilt_standing_inside_the_lines() {
+        // What a robot pushed around under the floor and thrown up looks
+        // like to the guard: last seen sane far outside and high up.
+        let (mut w, h) = world_with_one_robot();
+        w.shift_robot(h, Vector3::new(59.4, 48.7, 30.0));
+        w.step();
+        assert!(!w.was_recovered(h), "still sane: under 60 m");
+        corrupt(&mut w, h, Vector3::new(5000.0, 0.0, 0.0));
+        w.step();
+        assert!(w.was_recovered(h));
+        let t = torso(&w, h);
+        assert!((t.x - 15.0).abs() < 0.2 && (t.y - 10.0).abs() < 0.2, "{t}");
+        let standing = w.robot_model(h).standing_height();
+        assert!((t.z - standing).abs() < 0.05, "standing on the ground: {t}");
+        let lowest = w.robot_lowest_point(h).expect("robot");
+        assert!(lowest > -0.01, "nothing below the ground: {lowest}");
     }
 
     #[test]

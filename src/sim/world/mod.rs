@@ -176,6 +176,9 @@ pub struct World {
     ghosts: BTreeSet<(RobotHandle, RobotHandle)>,
     /// Robots the run-away guard rebuilt during the last step.
     recovered: BTreeSet<RobotHandle>,
+    /// The field's dimensions (the run-away guard rebuilds robots inside
+    /// its lines).
+    field: FieldSize,
     /// Forces for the coming step only: joint stop torques, the parts'
     /// drag, the velocity-product compensation (`step_forces.rs`).
     step_forces: step_forces::StepForces,
@@ -315,6 +318,7 @@ impl World {
             robot_pairs: BTreeSet::new(),
             ghosts: BTreeSet::new(),
             recovered: BTreeSet::new(),
+            field: *size,
             step_forces: step_forces::StepForces::default(),
             coriolis_scratch: coriolis::Scratch::default(),
         })

@@ -247,6 +247,16 @@ impl World {
             .collect()
     }
 
+    /// Height of the lowest point of a robot's colliders in its current
+    /// pose (m; negative when a part is below the ground), `None` for an
+    /// unknown robot.
+    pub fn robot_lowest_point(&self, h: RobotHandle) -> Option<f32> {
+        self.robot_parts(h)
+            .iter()
+            .map(|(_, _, aabb)| aabb.mins.z)
+            .reduce(f32::min)
+    }
+
     /// The deepest overlap (m, positive) between a part of `a` and a part
     /// of `b`, or `None` when no parts touch.
     pub(super) fn robots_overlap(&self, a: RobotHandle, b: RobotHandle) -> Option<f32> {

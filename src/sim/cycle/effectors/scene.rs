@@ -30,16 +30,29 @@ impl Simulation {
             .iter()
             .filter(|(_, a)| a.pending_scene.is_some())
             .map(|(c, _)| *c)
-            .take(most)
             .collect();
+        let mut built = 0;
         for conn in conns {
             let Some(agent) = self.agents.get_mut(&conn) else {
                 continue;
             };
+            // A request the cheap checks refuse (unknown file, arguments
+            // the file does not declare) costs next to nothing and is
+            // answered at once; only real builds count against the budget.
+            let checked = match &agent.pending_scene {
+                Some(scene) => self.models.check(&scene.path, &scene.args).map(|_| ()),
+                None => continue,
+            };
+            if checked.is_ok() {
+                if built >= most {
+                    continue;
+                }
+                built += 1;
+            }
             let Some(scene) = agent.pending_scene.take() else {
                 continue;
             };
-            match self.models.resolve(&scene.path, &scene.args) {
+            match checked.and_then(|()| self.models.resolve(&scene.path, &scene.args)) {
                 Ok(model) => {
                     // Robots that have not been placed yet wait standing in
                     // a row behind the -y touch line, one spot each, instead
@@ -59,7 +72,7 @@ impl Simulation {
                     agent.scene_failed = false;
                     self.structure_version += 1;
                     if let Some(skipped) = self.robot_log.admit_at(f64::from(self.server_time)) {
-                        info!(conn, peer = %agent.peer, scene = %scene.path, args = ?scene.args, skipped, "robot created");
+                        info!(conn, peer = %agent.peer, scene = %scene.path.escape_debug(), args = ?scene.args, skipped, "robot created");
                     }
                 }
                 Err(e) => {

@@ -1,7 +1,8 @@
 //! Monitor (trainer) commands, applied in the read phase. One file per
 //! group: `game` (kick-off, play mode, time, score, `killsim`), `ball`
 //! (ball position and velocity, drop ball), `robot` (move, reposition,
-//! push, kill) and `select` (the selected robot).
+//! push, kill), `select` (the selected robot) and `bounds` (where the
+//! trainer may put bodies).
 
 use tracing::debug;
 
@@ -9,6 +10,7 @@ use super::Simulation;
 use crate::monitor::command::MonitorCommand;
 
 mod ball;
+mod bounds;
 mod game;
 mod robot;
 mod select;

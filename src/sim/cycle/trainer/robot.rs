@@ -10,23 +10,54 @@ use crate::sim::cycle::{ConnId, Simulation};
 
 impl Simulation {
     /// `(agent (team T) (unum N) (pos x y z))`: moves the robot as a rigid
-    /// whole, keeping its posture.
+    /// whole, keeping its posture; clamped into the trainer's area, with
+    /// the robot's lowest part no lower than the ground (see `bounds`).
     pub(super) fn trainer_agent_pos(&mut self, robot: RobotRef, pos: Vector3<f32>) {
-        if let Some(h) = self.find_robot(robot).and_then(|c| self.agents[&c].robot) {
-            if pos.iter().all(|v| v.is_finite()) {
-                self.world.shift_robot(h, pos);
-            }
+        let Some(conn) = self.find_robot(robot) else {
+            return;
+        };
+        let Some(h) = self.agents[&conn].robot else {
+            return;
+        };
+        if !pos.iter().all(|v| v.is_finite()) {
+            return;
         }
+        // A rigid shift keeps the torso's height above the lowest part.
+        let torso = self.world.part_pose(h, self.world.robot_model(h).torso);
+        let lowest = self
+            .world
+            .robot_lowest_point(h)
+            .unwrap_or(torso.translation.z);
+        let at = self.trainer_clamp(pos, torso.translation.z - lowest);
+        if at != pos {
+            self.log_trainer_clamp("agent pos", Some(conn), pos, at);
+        }
+        self.world.shift_robot(h, at);
     }
 
     /// `(agent (team T) (unum N) (move x y z yaw))`: places the robot
-    /// upright with a heading.
+    /// upright with a heading; clamped into the trainer's area, and lifted
+    /// so its lowest part is no lower than the ground (see `bounds`).
     pub(super) fn trainer_agent_move(&mut self, robot: RobotRef, pos: Vector3<f32>, yaw_deg: f32) {
-        if let Some(h) = self.find_robot(robot).and_then(|c| self.agents[&c].robot) {
-            if pos.iter().all(|v| v.is_finite()) && yaw_deg.is_finite() {
-                // The Nao faces its local +y: yaw -90 faces +x.
-                self.world.place_robot(h, pos, yaw_deg + 90.0);
-            }
+        let Some(conn) = self.find_robot(robot) else {
+            return;
+        };
+        let Some(h) = self.agents[&conn].robot else {
+            return;
+        };
+        if !pos.iter().all(|v| v.is_finite()) || !yaw_deg.is_finite() {
+            return;
+        }
+        let mut at = self.trainer_clamp(pos, 0.0);
+        // The Nao faces its local +y: yaw -90 faces +x.
+        self.world.place_robot(h, at, yaw_deg + 90.0);
+        // Upright, the posture decides how far the feet reach down.
+        if let Some(lowest) = self.world.robot_lowest_point(h).filter(|l| *l < 0.0) {
+            at.z -= lowest;
+            self.world.shift_robot(h, at);
+        }
+        if at != pos {
+            self.log_trainer_clamp("agent move", Some(conn), pos, at);
         }
     }
 
