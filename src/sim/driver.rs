@@ -130,6 +130,10 @@ pub fn run(
     let mut stop = false;
     let mut summary = StageSummary::default();
     let mut monitor_log = LogLimit::for_clients();
+    // Lines about agents that do not keep up, thinned over all of them (a
+    // client opening connection after connection that never read).
+    let mut slow_log = LogLimit::for_clients();
+    let mut late_log = LogLimit::for_clients();
     publish(&sim, &mut outputs, true);
     loop {
         let span = info_span!("cycle", n = sim.cycle() + 1);
@@ -159,11 +163,14 @@ pub fn run(
                             Ok(i) => i,
                             Err(RecvTimeoutError::Timeout) => {
                                 if sim.agent_count() > 0 && !sim.unsynced_agents().is_empty() {
-                                    warn!(
-                                        late = ?sim.unsynced_agents(),
-                                        timeout_ms = limit.as_millis() as u64,
-                                        "sync timeout: stepping without these agents"
-                                    );
+                                    if let Some(skipped) = late_log.admit(Instant::now()) {
+                                        warn!(
+                                            late = ?sim.unsynced_agents(),
+                                            timeout_ms = limit.as_millis() as u64,
+                                            skipped,
+                                            "sync timeout: stepping without these agents"
+                                        );
+                                    }
                                     break;
                                 }
                                 // Nobody to wait for: idle without a timeout.
@@ -203,11 +210,14 @@ pub fn run(
                 Err(PushError::Full) => {
                     c.dropped += 1;
                     if c.dropped == 1 || c.dropped.is_multiple_of(500) {
-                        warn!(
-                            conn,
-                            dropped = c.dropped,
-                            "agent is not reading; frame dropped"
-                        );
+                        if let Some(skipped) = slow_log.admit(Instant::now()) {
+                            warn!(
+                                conn,
+                                dropped = c.dropped,
+                                skipped,
+                                "agent is not reading; frame dropped"
+                            );
+                        }
                     }
                 }
                 Err(PushError::Closed) => {}

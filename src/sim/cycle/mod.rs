@@ -33,7 +33,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::Config;
-use crate::log_limit::LogLimit;
+use crate::log_limit::{KindLimits, LogLimit};
 use crate::rules::teams::{CompositionRules, TeamRegistry};
 use crate::rules::Referee;
 use crate::sim::model::{ModelLibrary, RobotModel};
@@ -124,6 +124,9 @@ pub struct Simulation {
     robot_log: LogLimit,
     /// Thins the bad-input lines of agents without a team, together.
     teamless_log: LogLimit,
+    /// Thins the other lines agents cause (failed inits, joins and
+    /// departures, robots the run-away guard rebuilt), each kind apart.
+    client_log: KindLimits,
     /// Reused frame buffer.
     text: String,
 }
@@ -171,6 +174,7 @@ impl Simulation {
             started: false,
             robot_log: LogLimit::for_clients(),
             teamless_log: LogLimit::new(LOUD_ERRORS, Duration::from_secs(1)),
+            client_log: KindLimits::new(),
             text: String::with_capacity(8192),
         })
     }

@@ -41,7 +41,9 @@ impl World {
             }
         }
         for (h, p) in bad {
-            tracing::warn!(robot = ?h, pos = ?p, "robot flung away by the solver; rebuilt");
+            // The simulation logs it (thinned) with the agent's team and
+            // number.
+            tracing::debug!(robot = ?h, pos = ?p, "robot flung away by the solver; rebuilt");
             self.rebuild_robot(h, p);
             self.recovered.insert(h);
         }
