@@ -41,6 +41,13 @@ impl LogLimit {
         LogLimit::new(10, Duration::from_secs(1))
     }
 
+    /// The limit for lines of agents joining or leaving a team: a whole
+    /// match (22 agents and two more) at once, then one per 5 seconds, so
+    /// a client joining and leaving in a loop cannot flood the log.
+    pub fn for_team_changes() -> LogLimit {
+        LogLimit::new(24, Duration::from_secs(5))
+    }
+
     /// Whether a line may be written at `now`: `Some(n)` when it may, `n`
     /// being the number of lines left out since the last one written;
     /// `None` when this one is left out (and counted).
@@ -88,8 +95,13 @@ pub struct SharedLogLimit {
 impl SharedLogLimit {
     /// Every kind limited as [`LogLimit::for_clients`].
     pub fn for_clients() -> SharedLogLimit {
+        SharedLogLimit::new(LogLimit::for_clients)
+    }
+
+    /// Every kind limited as `make` builds it.
+    pub fn new(make: fn() -> LogLimit) -> SharedLogLimit {
         SharedLogLimit {
-            make: LogLimit::for_clients,
+            make,
             kinds: Mutex::new(BTreeMap::new()),
         }
     }
@@ -102,6 +114,36 @@ impl SharedLogLimit {
             .entry(kind)
             .or_insert_with(self.make)
             .admit(Instant::now())
+    }
+}
+
+/// One [`LogLimit`] per kind of line on the caller's clock, for one owner
+/// (the simulation, which passes its server time and reads no wall clock).
+/// Kinds are the call sites' static names, as for [`SharedLogLimit`].
+#[derive(Debug, Clone, Default)]
+pub struct KindLimits {
+    kinds: BTreeMap<&'static str, LogLimit>,
+}
+
+impl KindLimits {
+    /// No line counted yet.
+    pub fn new() -> KindLimits {
+        KindLimits::default()
+    }
+
+    /// Whether a line of `kind` may be written at `now_secs`: `Some(n)`
+    /// with the number of lines of that kind left out before it. A kind
+    /// seen for the first time gets the limit `make` builds.
+    pub fn admit_at(
+        &mut self,
+        kind: &'static str,
+        now_secs: f64,
+        make: fn() -> LogLimit,
+    ) -> Option<u64> {
+        self.kinds
+            .entry(kind)
+            .or_insert_with(make)
+            .admit_at(now_secs)
     }
 }
 
@@ -154,5 +196,26 @@ mod tests {
         assert!(written <= 11, "{written} refusal lines");
         assert_eq!(shared.admit("idle"), Some(0));
         assert_eq!(shared.admit("refused"), None);
+    }
+
+    #[test]
+    fn kinds_on_the_callers_clock_are_thinned_apart() {
+        let mut kinds = KindLimits::new();
+        let written = (0..1000)
+            .filter(|i| {
+                kinds
+                    .admit_at("init failed", f64::from(*i) * 0.001, LogLimit::for_clients)
+                    .is_some()
+            })
+            .count();
+        assert_eq!(written, 10, "a burst of 10 in the first second");
+        assert_eq!(
+            kinds.admit_at("agent joined", 0.5, LogLimit::for_team_changes),
+            Some(0)
+        );
+        assert_eq!(
+            kinds.admit_at("init failed", 2.0, LogLimit::for_clients),
+            Some(990)
+        );
     }
 }

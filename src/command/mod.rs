@@ -176,9 +176,10 @@ pub(crate) fn number_param(
 /// Agent text quoted in errors is cut after this many characters.
 const MAX_QUOTED: usize = 64;
 
-/// Agent text cut short for an error message (see [`crate::text`]).
+/// Agent text cut short and escaped for an error message (see
+/// [`crate::text`]).
 pub(crate) fn truncate(s: &str) -> String {
-    crate::text::truncate(s, MAX_QUOTED)
+    crate::text::quote(s, MAX_QUOTED)
 }
 
 #[cfg(test)]

@@ -441,9 +441,10 @@ fn bad(command: &'static str, what: &'static str, value: &str) -> MonitorCommand
 /// Monitor text quoted in errors is cut after this many characters.
 const MAX_QUOTED: usize = 80;
 
-/// Monitor text cut short for an error message (see [`crate::text`]).
+/// Monitor text cut short and escaped for an error message (see
+/// [`crate::text`]).
 fn truncate(s: &str) -> String {
-    crate::text::truncate(s, MAX_QUOTED)
+    crate::text::quote(s, MAX_QUOTED)
 }
 
 fn show(node: &Node<'_>) -> String {

@@ -6,7 +6,7 @@
 //! `rcss3d check-log` subcommands are thin wrappers around these.
 
 use std::fmt;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
@@ -15,6 +15,7 @@ use tokio::time::{timeout, Instant};
 
 use super::client::{check_log, ClientError, GameView, LogCheck, MonitorClient};
 use super::command::parse_commands;
+use super::log::{LogReader, LogTail};
 use crate::rules::{PlayMode, Side};
 
 /// A trainer command with the game state that shows it took effect.
@@ -354,30 +355,20 @@ pub async fn watch(addr: &str, every: f32, out: &mut impl Write) -> Result<(), C
 }
 
 /// Reads a match log, plain or gzip (recognised by its magic bytes, not
-/// by the file name).
-pub fn read_log(path: &Path) -> Result<(String, bool), ControlError> {
-    let shown = || path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| ControlError::LogRead {
-        path: shown(),
+/// by the file name), up to its last complete line (see [`LogReader`]):
+/// its text, whether it is gzip, and how the file ended.
+pub fn read_log(path: &Path) -> Result<(String, bool, LogTail), ControlError> {
+    let err = |source| ControlError::LogRead {
+        path: path.display().to_string(),
         source,
-    })?;
-    let gzip = bytes.starts_with(&[0x1f, 0x8b]);
-    let text = if gzip {
-        let mut text = String::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_string(&mut text)
-            .map_err(|source| ControlError::LogRead {
-                path: shown(),
-                source,
-            })?;
-        text
-    } else {
-        String::from_utf8(bytes).map_err(|e| ControlError::LogRead {
-            path: shown(),
-            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
-        })?
     };
-    Ok((text, gzip))
+    let mut reader = LogReader::open(path).map_err(err)?;
+    let text = reader.read_text().map_err(err)?;
+    Ok((
+        text,
+        reader.is_gzip(),
+        reader.tail().unwrap_or(LogTail::Complete),
+    ))
 }
 
 /// A valid match log, summarised.
@@ -387,17 +378,21 @@ pub struct LogSummary {
     pub gzip: bool,
     /// What the check found, including the last state.
     pub check: LogCheck,
+    /// How the file ended: a log whose server was killed can end inside a
+    /// line or a gzip member, which is left out.
+    pub tail: LogTail,
 }
 
 impl LogSummary {
-    /// Reads and checks the log at `path` with [`check_log`].
+    /// Reads and checks the log at `path` with [`check_log`], up to its
+    /// last complete line.
     pub fn of_file(path: &Path) -> Result<LogSummary, ControlError> {
-        let (text, gzip) = read_log(path)?;
+        let (text, gzip, tail) = read_log(path)?;
         let check = check_log(&text).map_err(|source| ControlError::LogInvalid {
             path: path.display().to_string(),
             source,
         })?;
-        Ok(LogSummary { gzip, check })
+        Ok(LogSummary { gzip, check, tail })
     }
 }
 
@@ -412,6 +407,20 @@ impl fmt::Display for LogSummary {
             c.lines,
             c.full_states
         )?;
+        match self.tail {
+            LogTail::Complete => {}
+            LogTail::PartialLine { bytes } => writeln!(
+                f,
+                "the file ends inside a line ({bytes} bytes left out; its writer stopped \
+                 abruptly): checked up to the last complete line"
+            )?,
+            LogTail::TruncatedGzip { bytes } => writeln!(
+                f,
+                "the file ends inside a gzip member ({bytes} decompressed bytes after the last \
+                 complete line left out; its writer stopped abruptly): checked up to the last \
+                 complete line"
+            )?,
+        }
         match c.seed {
             Some(seed) => writeln!(f, "seed {seed}")?,
             None => writeln!(f, "no seed recorded")?,

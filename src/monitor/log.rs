@@ -1,21 +1,37 @@
 //! The match log (log-format.md): one monitor message per line, written by
 //! its own consumer state so every delta is relative to the previous
 //! *line*. The first line is a full state carrying `(seed N)`; a full state
-//! follows every structure change and at least every
-//! [`log_full_state_secs`](super::MonitorConfig::log_full_state_secs).
+//! follows at least every
+//! [`log_full_state_secs`](super::MonitorConfig::log_full_state_secs), and
+//! after a change of the robots shown, at most one per
+//! [`SCENE_CHANGE_FULL_STATE_GAP`]. The log shows the robots in a team
+//! ([`ConsumerState::teams_only`]): agents that connect, fail to join and
+//! leave, over and over, leave it unchanged, and agents joining and leaving
+//! a team cost at most one full state a second.
 //!
-//! Each line is written with one `write` call and flushed at once, so a
-//! crash leaves complete lines (with gzip: a sync flush per line, so
-//! everything up to the last line decompresses). [`LogWriter::spawn`] runs
-//! the writer on its own thread, so file I/O never happens on the
-//! simulation task.
+//! A plain log's lines are each written with one `write` call and
+//! flushed at once, so a crash leaves complete lines. A gzip log is a
+//! sequence of complete gzip members, one per [`GZIP_MEMBER_SECS`] of
+//! simulated time (and one whenever the simulation has given the log
+//! nothing new for that long of wall time), each compressed in memory and
+//! written with one `write` call: a crash leaves a file that `gzip -dc`,
+//! RoboViz and [`LogReader`] read up to the last member written, and the
+//! lines not yet written are at most a second of the match.
+//! [`LogWriter::spawn`] runs the writer on its own thread, so file I/O
+//! never happens on the simulation task. [`LogReader`] reads a log back,
+//! plain or gzip, up to its last complete line.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Duration;
+
+mod read;
+
+pub use read::{LogReader, LogTail};
 
 use flate2::write::GzEncoder;
 use flate2::{Compression, GzBuilder};
@@ -64,19 +80,74 @@ pub struct LogStats {
     pub bytes: u64,
 }
 
+/// Seconds of simulated time after a full state before a change of the
+/// robots shown brings the next one. Until then the lines are deltas that
+/// fit the last full state's scene: robots that left are hidden, robots
+/// that joined appear with the next full state.
+pub const SCENE_CHANGE_FULL_STATE_GAP: f32 = 1.0;
+
+/// Seconds of simulated time a gzip member spans at most: the lines a
+/// crash can lose.
+pub const GZIP_MEMBER_SECS: f32 = 1.0;
+
+/// Uncompressed bytes after which a gzip member ends early (bounds the
+/// memory a member holds while full states come fast).
+const GZIP_MEMBER_BYTES: u64 = 4 << 20;
+
+/// Wall time without a new frame after which the open gzip member is
+/// written anyway (the simulation waits for agents, or is stopped).
+const GZIP_IDLE_FLUSH: Duration = Duration::from_secs(1);
+
 enum Sink {
     Plain(BufWriter<File>),
-    Gzip(GzEncoder<BufWriter<File>>),
+    Gzip(GzipMembers),
     Memory(Box<dyn Write + Send>),
 }
 
-impl Sink {
-    fn writer(&mut self) -> &mut dyn Write {
-        match self {
-            Sink::Plain(w) => w,
-            Sink::Gzip(w) => w,
-            Sink::Memory(w) => w,
+/// A gzip log being written: the file, and the member being compressed.
+struct GzipMembers {
+    file: File,
+    member: Option<GzEncoder<Vec<u8>>>,
+    /// Server time of the member's first line.
+    started: f32,
+    /// Uncompressed bytes in the member.
+    bytes: u64,
+}
+
+impl GzipMembers {
+    fn write_line(&mut self, line: &[u8], server_time: f32) -> io::Result<()> {
+        let member = match &mut self.member {
+            Some(m) => m,
+            None => {
+                self.started = server_time;
+                self.bytes = 0;
+                // No name and mtime 0 in the header: identical logs for
+                // identical matches.
+                self.member.insert(
+                    GzBuilder::new()
+                        .mtime(0)
+                        .write(Vec::with_capacity(64 * 1024), Compression::default()),
+                )
+            }
+        };
+        member.write_all(line)?;
+        self.bytes += line.len() as u64;
+        if server_time - self.started >= GZIP_MEMBER_SECS - 1e-3 || self.bytes >= GZIP_MEMBER_BYTES
+        {
+            self.end_member()?;
         }
+        Ok(())
+    }
+
+    /// Completes the open member, if any, and writes it to the file with
+    /// one call.
+    fn end_member(&mut self) -> io::Result<()> {
+        if let Some(member) = self.member.take() {
+            let bytes = member.finish()?;
+            self.file.write_all(&bytes)?;
+            self.file.flush()?;
+        }
+        Ok(())
     }
 }
 
@@ -97,25 +168,24 @@ pub struct LogWriter {
 
 impl LogWriter {
     /// Creates (truncates) the log at `path`. With `cfg.log_compress` or a
-    /// path ending in `.gz`, the file is a gzip stream whose name ends in
-    /// `.gz` (appended when missing). `seed` goes into the first line.
+    /// path ending in `.gz`, the file is gzip (a member per
+    /// [`GZIP_MEMBER_SECS`]) and its name ends in `.gz` (appended when
+    /// missing). `seed` goes into the first line.
     pub fn create(path: &Path, cfg: &MonitorConfig, seed: u64) -> Result<LogWriter, LogError> {
         let (path, gzip) = log_path(path, cfg.log_compress);
         let file = File::create(&path).map_err(|source| LogError::Create {
             path: path.clone(),
             source,
         })?;
-        let file = BufWriter::with_capacity(256 * 1024, file);
         let sink = if gzip {
-            // No name and mtime 0 in the header: identical logs for
-            // identical matches.
-            Sink::Gzip(
-                GzBuilder::new()
-                    .mtime(0)
-                    .write(file, Compression::default()),
-            )
+            Sink::Gzip(GzipMembers {
+                file,
+                member: None,
+                started: 0.0,
+                bytes: 0,
+            })
         } else {
-            Sink::Plain(file)
+            Sink::Plain(BufWriter::with_capacity(256 * 1024, file))
         };
         Ok(Self::with_sink(sink, path, cfg, seed))
     }
@@ -131,7 +201,7 @@ impl LogWriter {
             sink: Some(sink),
             path,
             builder: FrameBuilder::new(&cfg.field),
-            state: ConsumerState::new(),
+            state: ConsumerState::teams_only(),
             seed,
             full_every: cfg.log_full_state_secs,
             last_full_time: None,
@@ -147,15 +217,16 @@ impl LogWriter {
     }
 
     /// Writes one line for `snap`: a full state when it is the first line,
-    /// the structure changed, or more than `log_full_state_secs` of
-    /// simulated time passed since the last full state; a delta otherwise.
-    /// Cadence is the caller's business (see [`LogHandle::frame`]).
+    /// when more than `log_full_state_secs` of simulated time passed since
+    /// the last full state, or when the robots shown changed and
+    /// [`SCENE_CHANGE_FULL_STATE_GAP`] has passed since it; a delta
+    /// otherwise (one that fits the last full state's scene). Cadence is
+    /// the caller's business (see [`LogHandle::frame`]).
     pub fn write_frame(&mut self, snap: &WorldSnapshot) -> Result<FrameKind, LogError> {
-        let due = match self.last_full_time {
-            None => true,
-            Some(t) => snap.server_time - t > self.full_every,
-        };
-        let full = due || self.state.needs_full_state(snap);
+        let since_full = self.last_full_time.map(|t| snap.server_time - t);
+        let due = since_full.is_none_or(|s| s > self.full_every);
+        let may_follow_change = since_full.is_none_or(|s| s >= SCENE_CHANGE_FULL_STATE_GAP - 1e-3);
+        let full = due || (may_follow_change && self.state.needs_full_state(snap));
         self.write_line(snap, full)
     }
 
@@ -174,7 +245,7 @@ impl LogWriter {
             FrameKind::Full
         } else {
             self.builder
-                .write_delta(&mut self.state, snap, &mut self.line);
+                .write_delta_keeping_scene(&mut self.state, snap, &mut self.line);
             FrameKind::Delta
         };
         self.line.push('\n');
@@ -183,20 +254,38 @@ impl LogWriter {
         let Some(sink) = self.sink.as_mut() else {
             return Ok(kind);
         };
-        let w = sink.writer();
-        w.write_all(self.line.as_bytes())
-            .and_then(|()| w.flush())
-            .map_err(|source| LogError::Write {
-                path: path.clone(),
-                source,
-            })?;
+        match sink {
+            Sink::Gzip(g) => g.write_line(self.line.as_bytes(), snap.server_time),
+            Sink::Plain(w) => w.write_all(self.line.as_bytes()).and_then(|()| w.flush()),
+            Sink::Memory(w) => w.write_all(self.line.as_bytes()).and_then(|()| w.flush()),
+        }
+        .map_err(|source| LogError::Write {
+            path: path.clone(),
+            source,
+        })?;
         self.stats.lines += 1;
         self.stats.bytes += self.line.len() as u64;
         Ok(kind)
     }
 
+    /// Writes what is buffered to the file: a gzip log's open member is
+    /// completed and written (the next line starts a new one).
+    pub fn flush(&mut self) -> Result<(), LogError> {
+        let result = match self.sink.as_mut() {
+            Some(Sink::Gzip(g)) => g.end_member(),
+            Some(Sink::Plain(w)) => w.flush(),
+            Some(Sink::Memory(w)) => w.flush(),
+            None => Ok(()),
+        };
+        result.map_err(|source| LogError::Write {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
     /// Ends the log: a final full state of `last` (when given), then the
-    /// gzip trailer if compressed, and a flush. Returns what was written.
+    /// last gzip member if compressed, and a flush. Returns what was
+    /// written.
     pub fn finish(mut self, last: Option<&WorldSnapshot>) -> Result<LogStats, LogError> {
         if let Some(snap) = last {
             self.write_line(snap, true)?;
@@ -211,10 +300,7 @@ impl LogWriter {
             source,
         };
         match self.sink.take() {
-            Some(Sink::Gzip(gz)) => {
-                let mut inner = gz.finish().map_err(err)?;
-                inner.flush().map_err(err)?;
-            }
+            Some(Sink::Gzip(mut g)) => g.end_member().map_err(err)?,
             Some(Sink::Plain(mut w)) => w.flush().map_err(err)?,
             Some(Sink::Memory(mut w)) => w.flush().map_err(err)?,
             None => {}
@@ -239,7 +325,20 @@ impl LogWriter {
             .spawn(move || {
                 let mut failed: Option<LogError> = None;
                 let mut final_snapshot = None;
-                for msg in rx {
+                loop {
+                    let msg = match rx.recv_timeout(GZIP_IDLE_FLUSH) {
+                        Ok(msg) => msg,
+                        Err(RecvTimeoutError::Timeout) => {
+                            if failed.is_none() {
+                                if let Err(e) = writer.flush() {
+                                    tracing::error!(cause = %e, "match log stopped");
+                                    failed = Some(e);
+                                }
+                            }
+                            continue;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => break,
+                    };
                     match msg {
                         LogMessage::Frame(snap) => {
                             if failed.is_none() {

@@ -188,10 +188,12 @@ impl Connection {
                 Some(limit) => match tokio::time::timeout(limit, queue.reserve()).await {
                     Ok(r) => r,
                     Err(_) => {
-                        warn!(
-                            seconds = limit.as_secs_f32(),
-                            "monitor not reading; connection closed"
-                        );
+                        if let Some(skipped) = self.conn_log.admit("not reading") {
+                            warn!(
+                                seconds = limit.as_secs_f32(),
+                                skipped, "monitor not reading; connection closed"
+                            );
+                        }
                         return;
                     }
                 },

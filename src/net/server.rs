@@ -21,7 +21,8 @@
 //! fast they reconnect, cannot lock real agents out. Lines about
 //! connections that never joined a team go through one [`SharedLogLimit`]
 //! (a bucket per kind of line), so a connection flood cannot flood the log
-//! nor hide the other kinds.
+//! nor hide the other kinds; those of agents in a team through another,
+//! with room for a whole match at once.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -38,7 +39,7 @@ use tracing::{debug, info, warn, Instrument};
 use crate::command::{decode_all, Command};
 use crate::config::Config;
 use crate::framing::is_disconnect;
-use crate::log_limit::SharedLogLimit;
+use crate::log_limit::{LogLimit, SharedLogLimit};
 use crate::net::handshake::SceneDeadline;
 use crate::net::outbox::outbox;
 use crate::net::rate::ByteBudget;
@@ -140,6 +141,7 @@ pub async fn accept_agents(
     let next_id = AtomicU64::new(1);
     let slots = Arc::new(Slots::default());
     let anonymous_log = Arc::new(SharedLogLimit::for_clients());
+    let team_log = Arc::new(SharedLogLimit::new(LogLimit::for_team_changes));
     loop {
         let accepted = tokio::select! {
             r = listener.accept() => r,
@@ -181,6 +183,7 @@ pub async fn accept_agents(
             cfg: cfg.clone(),
             shutdown: shutdown.clone(),
             anonymous_log: anonymous_log.clone(),
+            team_log: team_log.clone(),
             joined: false,
             cycle: cycle.clone(),
             slots: slots.clone(),
@@ -197,7 +200,10 @@ struct Handler {
     cfg: Arc<Config>,
     shutdown: watch::Receiver<bool>,
     anonymous_log: Arc<SharedLogLimit>,
-    /// The agent is in a team: its lines are always written.
+    /// Thins the lines of agents in a team, apart from the others (a
+    /// whole match at once, then one a second per kind).
+    team_log: Arc<SharedLogLimit>,
+    /// The agent is in a team.
     joined: bool,
     /// The simulation's cycle counter.
     cycle: Arc<AtomicU64>,
@@ -209,11 +215,11 @@ struct Handler {
 }
 
 impl Handler {
-    /// `Some(skipped)` when a line may be written: always for an agent in
-    /// a team, through the shared limit for the others.
+    /// `Some(skipped)` when a line may be written: through the limit of
+    /// agents in a team or that of the others.
     fn may_log(&self, kind: &'static str) -> Option<u64> {
         if self.joined {
-            Some(0)
+            self.team_log.admit(kind)
         } else {
             self.anonymous_log.admit(kind)
         }

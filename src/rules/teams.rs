@@ -129,7 +129,7 @@ impl TeamRegistry {
             .bytes()
             .any(|b| !(0x21..=0x7e).contains(&b) || matches!(b, b'(' | b')' | b'"' | b'\''))
         {
-            return Err(JoinError::BadTeamName(crate::text::truncate(name, 64)));
+            return Err(JoinError::BadTeamName(crate::text::quote(name, 64)));
         }
         let side = match self
             .teams

@@ -130,6 +130,10 @@ pub fn run(
     let mut stop = false;
     let mut summary = StageSummary::default();
     let mut monitor_log = LogLimit::for_clients();
+    // Lines about agents that do not keep up, thinned over all of them (a
+    // client opening connection after connection that never read).
+    let mut slow_log = LogLimit::for_clients();
+    let mut late_log = LogLimit::for_clients();
     publish(&sim, &mut outputs, true);
     loop {
         let span = info_span!("cycle", n = sim.cycle() + 1);
@@ -163,11 +167,14 @@ pub fn run(
                                     // Left behind until they answer again:
                                     // the others lose one timeout, not one
                                     // per cycle.
-                                    warn!(
-                                        ?late,
-                                        timeout_ms = limit.as_millis() as u64,
-                                        "sync timeout: running without these agents until they answer again"
-                                    );
+                                    if let Some(skipped) = late_log.admit(Instant::now()) {
+                                        warn!(
+                                            ?late,
+                                            timeout_ms = limit.as_millis() as u64,
+                                            skipped,
+                                            "sync timeout: running without these agents until they answer again"
+                                        );
+                                    }
                                     sim.leave_behind_unsynced();
                                     continue;
                                 }
@@ -208,11 +215,14 @@ pub fn run(
                 Err(PushError::Full) => {
                     c.dropped += 1;
                     if c.dropped == 1 || c.dropped.is_multiple_of(500) {
-                        warn!(
-                            conn,
-                            dropped = c.dropped,
-                            "agent is not reading; frame dropped"
-                        );
+                        if let Some(skipped) = slow_log.admit(Instant::now()) {
+                            warn!(
+                                conn,
+                                dropped = c.dropped,
+                                skipped,
+                                "agent is not reading; frame dropped"
+                            );
+                        }
                     }
                 }
                 Err(PushError::Closed) => {}

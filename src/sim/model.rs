@@ -238,7 +238,7 @@ pub const MAX_CACHED_MODELS: usize = 64;
 
 /// Client text quoted in a scene error: cut and escaped.
 fn quoted(text: &str) -> String {
-    crate::text::truncate(text, 64).escape_debug().to_string()
+    crate::text::quote(text, 64)
 }
 
 /// The robot model files of one directory, read at run time.

@@ -4,13 +4,14 @@
 //! Seeking is then picking a frame: a delta is never applied to the wrong
 //! picture, unlike RoboViz's jumps (log-format.md §5.4).
 //!
-//! Plain and gzip logs are both read (gzip is recognised by its magic
-//! bytes, whatever the name). Lines that do not parse are skipped and
-//! counted; a delta that does not fit the last full state is skipped too,
-//! and the picture resumes at the next full state.
+//! Plain and gzip logs are both read, through the match log's own reader
+//! ([`LogReader`]: gzip recognised by its magic bytes whatever the name,
+//! any number of members, a tail cut off by a crash left out). Lines that
+//! do not parse are skipped and counted; a delta that does not fit the
+//! last full state is skipped too, and the picture resumes at the next
+//! full state.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
@@ -20,6 +21,7 @@ use thiserror::Error;
 use super::shapes::{FieldView, RobotShapes};
 use super::view::{PartView, RobotView, WorldView, UNKNOWN_MODE, UNKNOWN_PART};
 use crate::monitor::client::{NodeKind, SceneNode, TrackedScene};
+use crate::monitor::log::{LogReader, LogTail};
 use crate::rules::Side;
 
 /// Why a log could not be played.
@@ -71,18 +73,17 @@ pub fn load(
         path: path.to_owned(),
         source,
     };
-    let mut file = File::open(path).map_err(io)?;
-    let mut magic = [0u8; 2];
-    let n = file.read(&mut magic).map_err(io)?;
-    let file = File::open(path).map_err(io)?;
-    let reader: Box<dyn BufRead> = if n == 2 && magic == [0x1f, 0x8b] {
-        Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(
-            BufReader::new(file),
-        )))
-    } else {
-        Box::new(BufReader::new(file))
-    };
-    let log = read(reader, shapes, fallback).map_err(io)?;
+    let mut reader = LogReader::open(path).map_err(io)?;
+    let log = read(&mut reader, shapes, fallback).map_err(io)?;
+    if let Some(tail @ (LogTail::PartialLine { .. } | LogTail::TruncatedGzip { .. })) =
+        reader.tail()
+    {
+        tracing::warn!(
+            ?tail,
+            "match log ends in an incomplete line or gzip member (its server stopped \
+             abruptly): played up to its last complete line"
+        );
+    }
     if log.frames.is_empty() {
         return Err(ReplayError::Empty(path.to_owned()));
     }

@@ -36,9 +36,11 @@ use super::listener::LimitedListener;
 use super::replay::ReplayLog;
 use super::shapes::{FieldView, RobotShapes};
 use super::view::WorldView;
+use crate::log_limit::SharedLogLimit;
 use crate::monitor::server::SnapshotReceiver;
 use crate::monitor::MonitorRequest;
 use crate::rules::PlayMode;
+use crate::text::logged;
 
 /// Monitor ids of page viewers start here, far above the monitor port's
 /// (1, 2, ... in accept order), so log lines tell them apart.
@@ -93,6 +95,9 @@ struct App {
     viewers: Arc<Semaphore>,
     next_id: AtomicU64,
     cancel: CancellationToken,
+    /// Thins the lines viewers cause, each kind apart, so a client
+    /// connecting over and over cannot flood the log.
+    log: SharedLogLimit,
 }
 
 /// The hello message: everything that does not change during a session.
@@ -147,6 +152,7 @@ pub async fn serve_live(
         cfg,
         next_id: AtomicU64::new(1),
         cancel,
+        log: SharedLogLimit::for_clients(),
     };
     serve(listener, app, async move {
         let _ = stop.wait_for(|s| *s).await;
@@ -183,6 +189,7 @@ pub async fn serve_replay(
         cfg,
         next_id: AtomicU64::new(1),
         cancel: CancellationToken::new(),
+        log: SharedLogLimit::for_clients(),
     };
     serve(listener, app, shutdown).await;
 }
@@ -250,7 +257,12 @@ async fn asset(axum::extract::Path(file): axum::extract::Path<String>) -> Respon
 
 async fn websocket(ws: WebSocketUpgrade, State(app): State<Arc<App>>) -> Response {
     let Ok(permit) = app.viewers.clone().try_acquire_owned() else {
-        warn!(limit = app.cfg.max_viewers, "too many web viewers; refused");
+        if let Some(skipped) = app.log.admit("refused") {
+            warn!(
+                limit = app.cfg.max_viewers,
+                skipped, "too many web viewers; refused"
+            );
+        }
         return (StatusCode::SERVICE_UNAVAILABLE, "too many viewers").into_response();
     };
     let id = app.next_id.fetch_add(1, Ordering::Relaxed);
@@ -259,7 +271,9 @@ async fn websocket(ws: WebSocketUpgrade, State(app): State<Arc<App>>) -> Respons
         .max_frame_size(app.cfg.max_message_bytes)
         .on_upgrade(move |socket| {
             async move {
-                info!("web viewer connected");
+                if let Some(skipped) = app.log.admit("connected") {
+                    info!(skipped, "web viewer connected");
+                }
                 let (tx, rx) = socket.split();
                 let mut viewer = Viewer {
                     id,
@@ -274,7 +288,9 @@ async fn websocket(ws: WebSocketUpgrade, State(app): State<Arc<App>>) -> Respons
                 };
                 let _ = viewer.tx.close().await;
                 drop(permit);
-                info!(reason = why, "web viewer disconnected");
+                if let Some(skipped) = app.log.admit("disconnected") {
+                    info!(reason = why, skipped, "web viewer disconnected");
+                }
             }
             .instrument(span)
         })
@@ -356,10 +372,12 @@ impl Viewer {
                 Err("write failed")
             }
             Err(_) => {
-                warn!(
-                    seconds = self.app.cfg.stall_timeout.as_secs_f32(),
-                    "web viewer not reading; closed"
-                );
+                if let Some(skipped) = self.app.log.admit("not reading") {
+                    warn!(
+                        seconds = self.app.cfg.stall_timeout.as_secs_f32(),
+                        skipped, "web viewer not reading; closed"
+                    );
+                }
                 Err("not reading")
             }
         }
@@ -374,7 +392,9 @@ impl Viewer {
         let text = match msg {
             None => return Inbound::End("closed by viewer"),
             Some(Err(e)) => {
-                warn!(cause = %e, "bad message from web viewer; closed");
+                if let Some(skipped) = self.app.log.admit("bad message") {
+                    warn!(cause = %logged(&e), skipped, "bad message from web viewer; closed");
+                }
                 return Inbound::End("bad message");
             }
             Some(Ok(Message::Close(_))) => return Inbound::End("closed by viewer"),
@@ -395,7 +415,9 @@ impl Viewer {
             Err(why) => {
                 self.refusals += 1;
                 if self.refusals == 1 || self.refusals.is_multiple_of(100) {
-                    warn!(cause = %why, refusals = self.refusals, "web viewer message ignored");
+                    if let Some(skipped) = self.app.log.admit("message ignored") {
+                        warn!(cause = %logged(&why), refusals = self.refusals, skipped, "web viewer message ignored");
+                    }
                 }
                 if self
                     .send_json(json!({"type": "ack", "ok": false, "reason": why}))
@@ -410,10 +432,12 @@ impl Viewer {
     }
 
     fn flooding(&self) -> Inbound {
-        warn!(
-            limit = self.app.cfg.max_messages_per_sec,
-            "web viewer sends too many messages; closed"
-        );
+        if let Some(skipped) = self.app.log.admit("too many messages") {
+            warn!(
+                limit = self.app.cfg.max_messages_per_sec,
+                skipped, "web viewer sends too many messages; closed"
+            );
+        }
         Inbound::End("too many messages")
     }
 
@@ -452,12 +476,16 @@ impl Viewer {
                             TrainerAccess::Refused(why) => {
                                 self.refusals += 1;
                                 if self.refusals == 1 || self.refusals.is_multiple_of(100) {
-                                    warn!(?command, reason = why, "web trainer command refused");
+                                    if let Some(skipped) = self.app.log.admit("command refused") {
+                                        warn!(?command, reason = why, skipped, "web trainer command refused");
+                                    }
                                 }
                                 json!({"type": "ack", "ok": false, "reason": why})
                             }
                             TrainerAccess::Allowed => {
-                                info!(?command, "web trainer command");
+                                if let Some(skipped) = self.app.log.admit("trainer command") {
+                                    info!(?command, skipped, "web trainer command");
+                                }
                                 let request = MonitorRequest {
                                     monitor: VIEWER_ID_BASE + self.id,
                                     command,

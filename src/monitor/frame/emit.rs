@@ -14,6 +14,9 @@ pub(super) struct Emitter<'a> {
     trf: usize,
     mesh: usize,
     pub(super) finite: bool,
+    /// Writing a robot that has gone, in a delta: every mesh hidden, every
+    /// transform left as last sent.
+    pub(super) hidden: bool,
 }
 
 /// Entries of a `resetMaterials` list; team and number are substituted.
@@ -43,6 +46,7 @@ impl<'a> Emitter<'a> {
             trf: 0,
             mesh: 0,
             finite: true,
+            hidden: false,
         }
     }
 
@@ -67,6 +71,7 @@ impl<'a> Emitter<'a> {
         }
         self.out.push_str("(nd");
         let moved = match self.state.matrices.get(i) {
+            _ if self.hidden => false,
             Some(last) => last
                 .iter()
                 .zip(m)
@@ -106,6 +111,7 @@ impl<'a> Emitter<'a> {
     pub(super) fn visibility(&mut self, visible: bool) {
         let i = self.mesh;
         self.mesh += 1;
+        let visible = visible && !self.hidden;
         let v = if visible { "1" } else { "0" };
         if self.full {
             self.out.push_str(" (setVisible ");

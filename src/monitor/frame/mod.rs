@@ -6,6 +6,12 @@
 //! consumer (one monitor connection, or the log file) last received, so that
 //! every consumer gets every change exactly once (§6.3). Building is pure:
 //! no I/O, no clock, no hashing, so identical snapshots give identical bytes.
+//!
+//! A full state is needed when the robots shown change (one arrives or
+//! leaves, joins a team, changes side): only then, not on every change of
+//! the simulation's own bookkeeping. The log shows only robots in a team
+//! ([`ConsumerState::teams_only`]), and may put a full state off with
+//! [`FrameBuilder::write_delta_keeping_scene`].
 
 use std::sync::Arc;
 
@@ -18,8 +24,8 @@ mod scene;
 
 use emit::Emitter;
 use game::{env_predicates, write_game};
-use robot::part_slots;
-use scene::{dynamic_scene, static_scene};
+use robot::{part_slots, robot_nodes};
+use scene::{ball_node, dynamic_scene, static_scene};
 
 use super::config::FieldParams;
 use crate::rules::{PlayMode, Side};
@@ -66,6 +72,11 @@ fn isometry_matrix(pose: &Isometry3<f32>) -> Mat {
 pub struct ConsumerState {
     /// Structure of the last full state; `None` before the first message.
     structure: Option<Structure>,
+    /// The robots of the last full state as they were then (the shape of
+    /// the scene a delta must fit).
+    shown: Vec<RobotSnapshot>,
+    /// Robots without a team are left out of the scene.
+    teams_only: bool,
     matrices: Vec<Mat>,
     visible: Vec<bool>,
     game: SentGame,
@@ -85,11 +96,11 @@ struct SentGame {
     team_right: Option<Arc<str>>,
 }
 
-/// What decides the tree shape and the robot materials. A change of any of
-/// it needs a full state (§7).
+/// What decides the tree shape and the robot materials: the robots shown,
+/// in order, with their identity. A change of any of it needs a full
+/// state (§7).
 #[derive(Debug, Clone, PartialEq)]
 struct Structure {
-    version: u64,
     robots: Vec<RobotKey>,
 }
 
@@ -109,6 +120,22 @@ impl ConsumerState {
         Self::default()
     }
 
+    /// A consumer shown only the robots in a team (the match log): a robot
+    /// joins its scene when its agent joins a team, so a robot whose
+    /// `init` fails, or that never sends one, never changes it. Such a
+    /// robot stands off the field and, as for the players' vision
+    /// (agent-protocol.md §3.10.4), is no part of the match.
+    pub fn teams_only() -> Self {
+        ConsumerState {
+            teams_only: true,
+            ..Self::default()
+        }
+    }
+
+    fn shows(&self, r: &RobotSnapshot) -> bool {
+        !self.teams_only || r.side.is_some()
+    }
+
     /// Makes the next message a full state (`(reqfullstate)`).
     pub fn request_full_state(&mut self) {
         self.force_full = true;
@@ -120,32 +147,26 @@ impl ConsumerState {
     }
 
     /// Whether the next message for `snap` must be a full state: first
-    /// message, requested, or the scene structure changed (a robot joined,
-    /// left, was initialised, changed side, or `structure_version` moved).
+    /// message, requested, or the robots shown changed (one arrived, left,
+    /// was initialised or changed side).
     pub fn needs_full_state(&self, snap: &WorldSnapshot) -> bool {
         match &self.structure {
             None => true,
-            Some(s) => self.force_full || !s.matches(snap),
+            Some(s) => self.force_full || !s.matches(snap, self.teams_only),
         }
     }
 }
 
 impl Structure {
-    fn of(snap: &WorldSnapshot) -> Structure {
-        Structure {
-            version: snap.structure_version,
-            robots: snap.robots.iter().map(RobotKey::of).collect(),
-        }
-    }
-
-    fn matches(&self, snap: &WorldSnapshot) -> bool {
-        self.version == snap.structure_version
-            && self.robots.len() == snap.robots.len()
-            && self
-                .robots
-                .iter()
-                .zip(&snap.robots)
-                .all(|(k, r)| *k == RobotKey::of(r))
+    fn matches(&self, snap: &WorldSnapshot, teams_only: bool) -> bool {
+        let mut shown = snap
+            .robots
+            .iter()
+            .filter(|r| !teams_only || r.side.is_some());
+        self.robots
+            .iter()
+            .all(|k| shown.next().is_some_and(|r| *k == RobotKey::of(r)))
+            && shown.next().is_none()
     }
 }
 
@@ -237,13 +258,19 @@ impl FrameBuilder {
         out.push_str(&self.static_full);
         state.matrices.clear();
         state.visible.clear();
+        let mut shown = std::mem::take(&mut state.shown);
+        shown.clear();
+        shown.extend(snap.robots.iter().filter(|r| state.shows(r)).cloned());
         {
             let mut e = Emitter::new(out, state, true);
-            dynamic_scene(&self.field, snap, &mut e);
+            dynamic_scene(&self.field, snap, shown.iter(), &mut e);
             finite &= e.finite;
         }
         out.push(')');
-        state.structure = Some(Structure::of(snap));
+        state.structure = Some(Structure {
+            robots: shown.iter().map(RobotKey::of).collect(),
+        });
+        state.shown = shown;
         state.force_full = false;
         state.messages += 1;
         report_nonfinite(finite, snap);
@@ -262,11 +289,66 @@ impl FrameBuilder {
         finite &= write_game(state, snap, false, out);
         out.push_str(")(RDS 0 1)(");
         out.push_str(&self.static_delta);
+        let teams_only = state.teams_only;
         {
             let mut e = Emitter::new(out, state, false);
-            dynamic_scene(&self.field, snap, &mut e);
+            let robots = snap
+                .robots
+                .iter()
+                .filter(|r| !teams_only || r.side.is_some());
+            dynamic_scene(&self.field, snap, robots, &mut e);
             finite &= e.finite;
         }
+        out.push(')');
+        state.messages += 1;
+        report_nonfinite(finite, snap);
+    }
+
+    /// Appends a delta that fits the scene of this consumer's last full
+    /// state even when the robots shown have changed since, so a full
+    /// state can wait (the log writes them at a bounded rate): robots
+    /// still there move as usual, robots gone are hidden
+    /// (`setVisible 0`), robots that arrived are left out until the next
+    /// full state. Robots whose identity changed keep their old colours
+    /// until then. The first message is a full state all the same.
+    pub fn write_delta_keeping_scene(
+        &self,
+        state: &mut ConsumerState,
+        snap: &WorldSnapshot,
+        out: &mut String,
+    ) {
+        if state.structure.is_none() || state.force_full {
+            self.write_full(state, snap, "", out);
+            return;
+        }
+        let mut finite = true;
+        out.push('(');
+        finite &= write_game(state, snap, false, out);
+        out.push_str(")(RDS 0 1)(");
+        out.push_str(&self.static_delta);
+        let shown = std::mem::take(&mut state.shown);
+        {
+            let mut e = Emitter::new(out, state, false);
+            let r = self.field.ball_radius;
+            ball_node(r, snap, &mut e);
+            for last in &shown {
+                let parts = part_slots(last).1;
+                let now = snap
+                    .robots
+                    .iter()
+                    .find(|r| r.id == last.id && part_slots(r).1 == parts);
+                match now {
+                    Some(robot) => robot_nodes(robot, &mut e),
+                    None => {
+                        e.hidden = true;
+                        robot_nodes(last, &mut e);
+                        e.hidden = false;
+                    }
+                }
+            }
+            finite &= e.finite;
+        }
+        state.shown = shown;
         out.push(')');
         state.messages += 1;
         report_nonfinite(finite, snap);

@@ -5,7 +5,7 @@ use super::emit::{Emitter, Material, NO_ONE};
 use super::robot::robot_nodes;
 use super::{isometry_matrix, translation, Mat, IDENTITY, RM};
 use crate::monitor::config::FieldParams;
-use crate::sim::snapshot::WorldSnapshot;
+use crate::sim::snapshot::{RobotSnapshot, WorldSnapshot};
 
 /// Nodes 1–35 of §5.1: lights, field, skybox, goals, walls, flags, lines.
 pub(super) fn static_scene(f: &FieldParams, e: &mut Emitter<'_>) {
@@ -155,9 +155,21 @@ pub(super) fn static_scene(f: &FieldParams, e: &mut Emitter<'_>) {
     }
 }
 
-/// The ball (§5.1 node 36) and one container per robot (§5.2).
-pub(super) fn dynamic_scene(f: &FieldParams, snap: &WorldSnapshot, e: &mut Emitter<'_>) {
-    let r = f.ball_radius;
+/// The ball (§5.1 node 36) and one container per robot shown (§5.2).
+pub(super) fn dynamic_scene<'r>(
+    f: &FieldParams,
+    snap: &WorldSnapshot,
+    robots: impl Iterator<Item = &'r RobotSnapshot>,
+    e: &mut Emitter<'_>,
+) {
+    ball_node(f.ball_radius, snap, e);
+    for robot in robots {
+        robot_nodes(robot, e);
+    }
+}
+
+/// The ball's node (§5.1 node 36), of radius `r`.
+pub(super) fn ball_node(r: f32, snap: &WorldSnapshot, e: &mut Emitter<'_>) {
     e.open_trf(&isometry_matrix(&snap.ball));
     e.static_mesh(
         true,
@@ -168,7 +180,4 @@ pub(super) fn dynamic_scene(f: &FieldParams, snap: &WorldSnapshot, e: &mut Emitt
         &NO_ONE,
     );
     e.close();
-    for robot in &snap.robots {
-        robot_nodes(robot, e);
-    }
 }

@@ -150,11 +150,17 @@ impl Simulation {
             // Agents that never joined a team share one thinned stream of
             // lines (the network side logs their connection too), so a
             // connection flood cannot flood the log.
+            let now = f64::from(self.server_time);
             if a.side.is_some() {
-                info!(conn, peer = %a.peer, team = ?a.team, unum = a.unum, %reason, "agent left");
+                if let Some(skipped) =
+                    self.client_log
+                        .admit_at("agent left", now, LogLimit::for_team_changes)
+                {
+                    info!(conn, peer = %a.peer, team = ?a.team, unum = a.unum, %reason, skipped, "agent left");
+                }
             } else if a.robot.is_none() {
                 debug!(conn, peer = %a.peer, %reason, "agent without a robot left");
-            } else if let Some(skipped) = self.robot_log.admit_at(f64::from(self.server_time)) {
+            } else if let Some(skipped) = self.robot_log.admit_at(now) {
                 info!(conn, peer = %a.peer, %reason, skipped, "agent without a team left");
             }
             a.closing = true;

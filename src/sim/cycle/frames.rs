@@ -6,9 +6,11 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use nalgebra::Vector3;
+use tracing::warn;
 
 use super::{ConnId, Simulation};
 use crate::framing;
+use crate::log_limit::LogLimit;
 use crate::perception::game_state::{self, GameState};
 use crate::perception::hear;
 use crate::perception::vision::{self, SeenRobot, VisionInput};
@@ -49,13 +51,20 @@ impl Simulation {
     /// Feeds every robot's accelerometer the state after the physics step.
     pub(in crate::sim::cycle) fn update_accelerometers(&mut self) {
         let dt = self.cfg.step;
-        for a in self.agents.values_mut() {
+        for (conn, a) in self.agents.iter_mut() {
             let (Some(robot), Some(model)) = (a.robot, a.model.as_ref()) else {
                 continue;
             };
             // A robot the run-away guard rebuilt has lost its velocities.
             if self.world.was_recovered(robot) {
                 a.accelerometer.forget_history();
+                let now = f64::from(self.server_time);
+                if let Some(skipped) =
+                    self.client_log
+                        .admit_at("robot flung away", now, LogLimit::for_clients)
+                {
+                    warn!(conn, team = %a.label(), peer = %a.peer, skipped, "robot flung away by the solver; rebuilt where it last stood");
+                }
             }
             let torso = self.world.part_pose(robot, model.torso);
             a.accelerometer

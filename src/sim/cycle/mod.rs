@@ -33,7 +33,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::Config;
-use crate::log_limit::LogLimit;
+use crate::log_limit::{KindLimits, LogLimit};
 use crate::rules::teams::{CompositionRules, TeamRegistry};
 use crate::rules::Referee;
 use crate::sim::model::{ModelLibrary, RobotModel};
@@ -126,6 +126,9 @@ pub struct Simulation {
     teamless_log: LogLimit,
     /// Thins the lines of trainer positions clamped into the field area.
     trainer_log: LogLimit,
+    /// Thins the other lines agents cause (failed inits, joins and
+    /// departures, robots the run-away guard rebuilt), each kind apart.
+    client_log: KindLimits,
     /// Reused frame buffer.
     text: String,
 }
@@ -174,6 +177,7 @@ impl Simulation {
             robot_log: LogLimit::for_clients(),
             teamless_log: LogLimit::new(LOUD_ERRORS, Duration::from_secs(1)),
             trainer_log: LogLimit::for_clients(),
+            client_log: KindLimits::new(),
             text: String::with_capacity(8192),
         })
     }

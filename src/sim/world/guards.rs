@@ -52,7 +52,9 @@ impl World {
                 p.y.clamp(-half_width, half_width),
                 0.0,
             );
-            tracing::warn!(robot = ?h, last_sane = ?p, rebuilt_at = ?at.xy(), "robot flung away by the solver; rebuilt standing inside the field lines");
+            // The simulation logs it (thinned) with the agent's team and
+            // number.
+            tracing::debug!(robot = ?h, last_sane = ?p, rebuilt_at = ?at.xy(), "robot flung away by the solver; rebuilt standing inside the field lines");
             self.rebuild_robot(h, at);
             self.recovered.insert(h);
         }

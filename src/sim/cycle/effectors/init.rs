@@ -3,6 +3,9 @@
 use nalgebra::Vector3;
 use tracing::{info, warn};
 
+use crate::text::logged;
+
+use crate::log_limit::LogLimit;
 use crate::sim::cycle::{placement_height, AgentStatus, ConnId, Simulation};
 
 impl Simulation {
@@ -51,13 +54,25 @@ impl Simulation {
                     self.world
                         .place_robot(robot, Vector3::new(x, y, z), heading);
                     self.structure_version += 1;
-                    info!(conn, team = %agent.label(), side = side.agent_name(), "agent joined");
+                    let now = f64::from(self.server_time);
+                    if let Some(skipped) =
+                        self.client_log
+                            .admit_at("agent joined", now, LogLimit::for_team_changes)
+                    {
+                        info!(conn, team = %agent.label(), side = side.agent_name(), skipped, "agent joined");
+                    }
                 }
                 Err(e) => {
                     // Deviation: the robot stays on its own waiting spot
                     // instead of being dropped from 10 m onto the centre
                     // spot, where failed robots would pile up.
-                    warn!(conn, peer = %agent.peer, cause = %e, "init failed; the robot has no team");
+                    let now = f64::from(self.server_time);
+                    if let Some(skipped) =
+                        self.client_log
+                            .admit_at("init failed", now, LogLimit::for_clients)
+                    {
+                        warn!(conn, peer = %agent.peer, cause = %logged(&e), skipped, "init failed; the robot has no team");
+                    }
                 }
             }
         }

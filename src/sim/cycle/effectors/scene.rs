@@ -5,6 +5,7 @@ use tracing::{info, warn};
 
 use crate::perception::vision;
 use crate::sim::cycle::{AgentStatus, ConnId, Simulation};
+use crate::text::logged;
 
 /// Robots built per cycle at most once the match has started; further
 /// `scene` requests wait their turn (a whole team that connects at once is
@@ -72,14 +73,14 @@ impl Simulation {
                     agent.scene_failed = false;
                     self.structure_version += 1;
                     if let Some(skipped) = self.robot_log.admit_at(f64::from(self.server_time)) {
-                        info!(conn, peer = %agent.peer, scene = %scene.path.escape_debug(), args = ?scene.args, skipped, "robot created");
+                        info!(conn, peer = %agent.peer, scene = %logged(&scene.path), args = ?scene.args, skipped, "robot created");
                     }
                 }
                 Err(e) => {
                     agent.scene_failed = true;
                     self.report.status.push((conn, AgentStatus::SceneRefused));
                     if let Some(skipped) = self.robot_log.admit_at(f64::from(self.server_time)) {
-                        warn!(conn, peer = %agent.peer, cause = %e, skipped, "scene refused; the agent gets no robot");
+                        warn!(conn, peer = %agent.peer, cause = %logged(&e), skipped, "scene refused; the agent gets no robot");
                     }
                 }
             }
