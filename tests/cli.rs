@@ -407,16 +407,19 @@ const NAMES: [(&str, &str); 3] = [
     ("simspark", env!("CARGO_BIN_EXE_simspark")),
 ];
 
-/// `root/bin` holding copies of the three binaries and nothing else, as
-/// `cargo install --path . --root root` leaves it (without building them
-/// again: the test builds them already).
-fn install_copies(root: &Path) -> PathBuf {
+/// `root/bin/name`: a copy of the binary of that name alone in `root/bin`,
+/// as `cargo install --path . --root root` puts it there (without building
+/// it again: the test build has built it).
+fn install_copy(root: &Path, name: &str) -> PathBuf {
+    let (_, built) = NAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .expect("a binary name");
     let bin = root.join("bin");
     std::fs::create_dir_all(&bin).expect("bin dir");
-    for (name, built) in NAMES {
-        std::fs::copy(built, bin.join(name)).expect("copy the binary");
-    }
-    bin
+    let to = bin.join(name);
+    std::fs::copy(built, &to).expect("copy the binary");
+    to
 }
 
 fn new_dir(path: PathBuf) -> PathBuf {
@@ -519,13 +522,24 @@ async fn first_frame_with_joints(agent: &mut TestAgent) -> String {
     panic!("no frame with joint perceptors in 50 frames");
 }
 
-/// The binary needs nothing of the source tree: copied alone into an empty
-/// directory and started from another one, it builds the field and every
-/// robot type from its built-in files.
+/// The binary needs nothing of the source tree: it names no path in it,
+/// and copied alone into an empty directory and started from another one,
+/// it builds the field and every robot type from its built-in files.
 #[test]
 fn a_binary_copied_alone_elsewhere_builds_every_robot_type() {
+    // A path into the source tree's data compiled in would be found there
+    // as long as the tree exists, and fail once it is gone. (Its bare
+    // directory may appear: the debug information's compilation dir.)
+    let bytes = std::fs::read(BIN).expect("read the binary");
+    for data in ["models", "scenes", "conf"] {
+        let path = format!("{}/{data}", env!("CARGO_MANIFEST_DIR"));
+        assert!(
+            memchr::memmem::find(&bytes, path.as_bytes()).is_none(),
+            "the binary names {path}"
+        );
+    }
     let dir = Scratch::new("alone");
-    let bin = install_copies(&new_dir(dir.0.join("root"))).join("rcss3d");
+    let bin = install_copy(&new_dir(dir.0.join("root")), "rcss3d");
     let work = new_dir(dir.0.join("work"));
     let home = new_dir(dir.0.join("home"));
     let server = Started::start(&bin, &work, &home, &[], &["--seed", "5"]);
@@ -592,7 +606,7 @@ fn the_reference_names_list_the_reference_flags() {
 #[test]
 fn rcssserver3d_takes_spark_rb_the_user_files_and_the_reference_flags() {
     let dir = Scratch::new("reference");
-    let bin = install_copies(&new_dir(dir.0.join("root"))).join("rcssserver3d");
+    let bin = install_copy(&new_dir(dir.0.join("root")), "rcssserver3d");
     let work = new_dir(dir.0.join("work"));
     let home = new_dir(dir.0.join("home"));
     std::fs::create_dir_all(home.join(".simspark")).expect("dir");
@@ -719,4 +733,61 @@ fn the_package_installs_three_names() {
         .collect();
     bins.sort_unstable();
     assert_eq!(bins, ["rcss3d", "rcssserver3d", "simspark"]);
+}
+
+/// `cargo install --path . --root DIR` installs the three names, and the
+/// installed `rcssserver3d` runs from an empty directory. It builds the
+/// binaries once more (the dependencies come from this build's target
+/// directory; the first time, features differ and about 3 minutes of CPU
+/// go into rebuilding some), so it runs under CI (`CI` set) or with
+/// `RCSS3D_TEST_INSTALL=1`, and otherwise says that it did not run.
+#[test]
+fn cargo_install_puts_the_three_names_in_root_bin() {
+    let wanted =
+        |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+    if !(wanted("CI") || wanted("RCSS3D_TEST_INSTALL")) {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED cargo_install_puts_the_three_names_in_root_bin: did not run \
+             (set RCSS3D_TEST_INSTALL=1, or CI, to run the install)"
+        );
+        return;
+    }
+    let dir = Scratch::new("install");
+    let target = Path::new(BIN)
+        .parent()
+        .and_then(Path::parent)
+        .expect("the target directory");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["install", "--path", env!("CARGO_MANIFEST_DIR")])
+        .arg("--root")
+        .arg(&dir.0)
+        .args(["--debug", "--offline", "--locked", "--quiet"])
+        .arg("--target-dir")
+        .arg(target)
+        .stdin(Stdio::null())
+        .output()
+        .expect("cargo install runs");
+    assert!(
+        out.status.success(),
+        "cargo install: {}\n{}",
+        out.status,
+        text(&out.stderr)
+    );
+    let mut installed: Vec<String> = std::fs::read_dir(dir.0.join("bin"))
+        .expect("root/bin")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    installed.sort();
+    assert_eq!(installed, ["rcss3d", "rcssserver3d", "simspark"]);
+    let work = new_dir(dir.0.join("work"));
+    let out = Command::new(dir.0.join("bin/rcssserver3d"))
+        .arg("--help")
+        .current_dir(&work)
+        .output()
+        .expect("the installed binary runs");
+    assert!(out.status.success());
+    assert!(text(&out.stdout).contains("--server-port"));
 }

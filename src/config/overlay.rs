@@ -131,7 +131,7 @@ impl Node {
                     out.push_str(": ");
                     v.render_into(out, depth + 1);
                     // On its own line: a value may end in a line comment.
-                    out.push_str("\n");
+                    out.push('\n');
                     out.push_str(&"  ".repeat(depth + 1));
                     out.push_str(",\n");
                 }

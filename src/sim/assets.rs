@@ -102,21 +102,3 @@ impl std::fmt::Display for ModelSource {
         }
     }
 }
-
-impl From<&Path> for ModelSource {
-    fn from(dir: &Path) -> ModelSource {
-        ModelSource::Dir(dir.to_path_buf())
-    }
-}
-
-impl From<PathBuf> for ModelSource {
-    fn from(dir: PathBuf) -> ModelSource {
-        ModelSource::Dir(dir)
-    }
-}
-
-impl From<&ModelSource> for ModelSource {
-    fn from(source: &ModelSource) -> ModelSource {
-        source.clone()
-    }
-}

@@ -240,14 +240,12 @@ pub struct ModelLibrary {
 }
 
 impl ModelLibrary {
-    /// Loads the robot model files of `source`: a directory (`&Path`:
-    /// only its files), or a [`ModelSource`] (the built-in files, with a
-    /// user's directory laid over them). A user adds a robot variant by
-    /// adding a file, no recompiling. Every `*.rsg` file is read and
-    /// syntax-checked now; `*.ron` files beside them are data tables for
-    /// `eval` (the variant table `NaoType`).
-    pub fn load(source: impl Into<ModelSource>) -> Result<ModelLibrary, SceneError> {
-        let source = source.into();
+    /// Loads the robot model files of `source`: the built-in files, a
+    /// user's directory laid over them, or a directory alone. A user adds
+    /// a robot variant by adding a file, no recompiling. Every `*.rsg` file
+    /// is read and syntax-checked now; `*.ron` files beside them are data
+    /// tables for `eval` (the variant table `NaoType`).
+    pub fn load(source: &ModelSource) -> Result<ModelLibrary, SceneError> {
         let built_in = if source.has_built_in() {
             MODEL_FILES
         } else {
@@ -269,7 +267,7 @@ impl ModelLibrary {
 
     /// The model files built into the binary (the repository's `models/`).
     pub fn built_in() -> Result<ModelLibrary, SceneError> {
-        ModelLibrary::load(ModelSource::BuiltIn)
+        ModelLibrary::load(&ModelSource::BuiltIn)
     }
 
     /// Resource paths of every scene file in the library.

@@ -403,7 +403,7 @@ mod tests {
     use nalgebra::{Isometry3, Translation3};
 
     fn shapes() -> RobotShapes {
-        RobotShapes::load(ModelSource::BuiltIn).expect("models")
+        RobotShapes::load(&ModelSource::BuiltIn).expect("models")
     }
 
     fn robot(

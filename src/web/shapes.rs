@@ -32,7 +32,7 @@ pub struct RobotShapes {
 impl RobotShapes {
     /// Reads the Nao types 0-4 from the model files of `source` (the
     /// server's: [`Config::resolved_models_dir`]).
-    pub fn load(source: impl Into<ModelSource>) -> Result<RobotShapes, SceneError> {
+    pub fn load(source: &ModelSource) -> Result<RobotShapes, SceneError> {
         let library = ModelLibrary::load(source)?;
         let mut models = Vec::new();
         for t in 0..TYPES {
@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn nao_types_have_their_parts_and_collision_shapes() {
-        let shapes = RobotShapes::load(ModelSource::BuiltIn).expect("models load");
+        let shapes = RobotShapes::load(&ModelSource::BuiltIn).expect("models load");
         assert_eq!(shapes.types.len(), 5);
         let torso = shapes.part_index("torso");
         assert_ne!(torso, UNKNOWN_PART);
