@@ -269,10 +269,15 @@ impl Config {
             if let Some(path) = files.spark_rb() {
                 if let Some(text) = read_optional(&path)? {
                     let spark = user::read_spark_rb(&text, embedded.step);
-                    let mut unused = spark.unused;
+                    let mut unused: Vec<String> = spark
+                        .unused
+                        .into_iter()
+                        .map(|a| format!("{a} (no rcss3d setting)"))
+                        .collect();
                     if spark.other_lines > 0 {
                         unused.push(format!(
-                            "{} lines of Ruby that are not simple top-level `$name = value` assignments",
+                            "{} lines of Ruby (only simple top-level `$name = value` \
+                             assignments are read)",
                             spark.other_lines
                         ));
                     }

@@ -525,7 +525,7 @@ fn log_sources(loaded: &LoadedConfig, ignored: &[String]) {
             tracing::warn!("{}: not used: {refused}", source.origin);
         }
         for unused in &source.unused {
-            tracing::debug!("{}: no rcss3d setting for {unused}", source.origin);
+            tracing::debug!("{}: skipped {unused}", source.origin);
         }
     }
     if !ignored.is_empty() {

@@ -102,3 +102,40 @@ impl std::fmt::Display for ModelSource {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::model::ModelLibrary;
+
+    /// A user's directory with a robot variant of their own that imports
+    /// the built-in parts.
+    #[test]
+    fn a_users_directory_adds_to_the_built_in_models() {
+        let dir = std::env::temp_dir().join(format!("rcss3d-assets-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let variant = dir.join("rsg/agent/mine/robot.rsg");
+        std::fs::create_dir_all(variant.parent().expect("parent")).expect("dir");
+        let hetero = MODEL_FILES
+            .iter()
+            .find(|(p, _)| *p == "rsg/agent/nao/nao_hetero.rsg")
+            .expect("nao_hetero.rsg")
+            .1;
+        std::fs::write(&variant, hetero).expect("write");
+        std::fs::write(dir.join("README.txt"), "not a model").expect("write");
+
+        let both = ModelLibrary::load(&ModelSource::BuiltInAnd(dir.clone())).expect("loads");
+        let model = both
+            .resolve("rsg/agent/mine/robot.rsg", &["4".into()])
+            .expect("the variant builds from the built-in parts");
+        assert!(model.joint_by_perceptor("llj7").is_some());
+        assert!(both.resolve("rsg/agent/nao/nao.rsg", &[]).is_ok());
+        // The directory alone lacks the variant table and the parts.
+        let alone = ModelLibrary::load(&ModelSource::Dir(dir.clone())).expect("loads");
+        let err = alone
+            .resolve("rsg/agent/mine/robot.rsg", &["4".into()])
+            .expect_err("the built-in files are missing");
+        assert!(err.to_string().contains("unknown table 'NaoType'"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

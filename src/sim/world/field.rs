@@ -216,7 +216,7 @@ pub(super) fn read_field(tree: &SceneTree, scene: &str) -> Result<FieldDesc, Sce
 
 #[cfg(test)]
 mod tests {
-    use super::{field_tree, read_field, FieldSize};
+    use super::{field_tree, read_field, FieldSize, FIELD_SCENE, SCENE_FILES};
 
     fn goal_sensor_x(size: &FieldSize) -> Vec<f32> {
         let (tree, name) = field_tree(None, size).expect("field scene");
@@ -229,6 +229,29 @@ mod tests {
             .collect();
         xs.sort_by(f32::total_cmp);
         xs
+    }
+
+    /// A field scene of the user's own, beside nothing else, imports the
+    /// built-in goal.
+    #[test]
+    fn a_users_field_scene_may_import_the_built_in_goal() {
+        let dir = std::env::temp_dir().join(format!("rcss3d-field-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let soccer = SCENE_FILES
+            .iter()
+            .find(|(p, _)| *p == FIELD_SCENE)
+            .expect("soccer.rsg")
+            .1;
+        let path = dir.join("my-field.rsg");
+        std::fs::write(&path, soccer).expect("write");
+        let (tree, name) = field_tree(Some(&path), &FieldSize::default()).expect("field scene");
+        assert_eq!(name, "my-field.rsg");
+        assert!(read_field(&tree, &name).expect("field").ball.is_some());
+        let missing = dir.join("none.rsg");
+        let err = field_tree(Some(&missing), &FieldSize::default()).expect_err("no such scene");
+        assert!(err.to_string().contains("none.rsg"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
