@@ -14,7 +14,7 @@ const ROBOTS: usize = 22;
 const SETTLE_CYCLES: usize = 50;
 
 fn standing_world(kind: JointKind) -> World {
-    let lib = match ModelLibrary::load(ModelLibrary::default_dir()) {
+    let lib = match ModelLibrary::built_in() {
         Ok(l) => l,
         Err(e) => panic!("models: {e}"),
     };

@@ -25,7 +25,7 @@ fn main() {
         .skip(1)
         .find(|a| !a.starts_with("--"))
         .unwrap_or_else(|| "cycle-time".to_owned());
-    let lib = match ModelLibrary::load(ModelLibrary::default_dir()) {
+    let lib = match ModelLibrary::built_in() {
         Ok(l) => l,
         Err(e) => panic!("models: {e}"),
     };

@@ -44,7 +44,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let cycles: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(500);
     let robots: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(22);
-    let lib = match ModelLibrary::load(ModelLibrary::default_dir()) {
+    let lib = match ModelLibrary::built_in() {
         Ok(l) => l,
         Err(e) => panic!("models: {e}"),
     };

@@ -1,9 +1,24 @@
 //! Server configuration: one [`Config`] whose fields document their
 //! defaults (the stock rcssserver3d 0.7.1 values), loaded from RON.
 //!
-//! The embedded default is `conf/server.ron`; `--config FILE` replaces it
-//! and command-line flags override single values. Missing keys take their
-//! defaults; an unknown key is an error, reported as `path:line:col: ...`.
+//! The settings are laid over each other in this order, each source
+//! changing only the keys it names ([`Config::from_sources`]):
+//!
+//! 1. the embedded defaults (`conf/server.ron`);
+//! 2. the reference's per-user switches, `~/.simspark/spark.rb`
+//!    ([`user::read_spark_rb`]);
+//! 3. rcss3d's per-user file, `$XDG_CONFIG_HOME/rcss3d/server.ron` or
+//!    `~/.config/rcss3d/server.ron`;
+//! 4. the file named by `$RCSS3D_CONFIG`;
+//! 5. `--config FILE`;
+//! 6. command-line flags (applied by the binary).
+//!
+//! Missing keys keep the value so far; an unknown key is an error, reported
+//! as `path:line:col: ...`. Relative input paths in a file (`models_dir`,
+//! `physics.field_scene`) are taken from that file's directory.
+
+mod overlay;
+pub mod user;
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -14,8 +29,11 @@ use thiserror::Error;
 use crate::monitor::MonitorConfig;
 use crate::perception::vision::{FieldGeometry, VisionConfig};
 use crate::rules::RulesConfig;
+use crate::sim::assets::ModelSource;
 use crate::sim::latency::LatencyConfig;
 use crate::sim::world::PhysicsConfig;
+use overlay::Node;
+pub use user::{UserFiles, CONFIG_ENV};
 
 /// The default configuration file, embedded in the binary.
 pub const DEFAULT_CONFIG_RON: &str = include_str!("../conf/server.ron");
@@ -118,9 +136,12 @@ pub struct Config {
     /// client over it is disconnected with a log line. 0 = no limit.
     /// Default 16 MiB/s (a real agent sends < 100 kB/s in real time).
     pub max_agent_bytes_per_sec: u64,
-    /// Directory of robot model files. Default `models` (relative to the
-    /// working directory, falling back to the source tree's `models/`).
-    pub models_dir: PathBuf,
+    /// A directory of the user's own robot model files, laid over the
+    /// built-in ones (a file there adds a robot variant or replaces the
+    /// built-in file of the same path, e.g. `rsg/agent/nao/nao.rsg`).
+    /// Default `None`: the built-in models only. In a configuration file a
+    /// relative path is taken from the file's directory.
+    pub models_dir: Option<PathBuf>,
     /// The physics world (rapier3d): sub-steps, solver, ball, field scene.
     pub physics: PhysicsConfig,
     /// The camera: view cone, noise, position cheats, interval.
@@ -153,7 +174,7 @@ impl Default for Config {
             agent_idle_timeout_secs: 5.0,
             agent_queue: 64,
             max_agent_bytes_per_sec: 16 << 20,
-            models_dir: PathBuf::from("models"),
+            models_dir: None,
             physics: PhysicsConfig::default(),
             vision: VisionConfig::default(),
             rules: RulesConfig::default(),
@@ -163,36 +184,150 @@ impl Default for Config {
     }
 }
 
+/// Where the configuration is read from besides the embedded defaults.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigSources {
+    /// The user's files (`spark.rb`, the per-user file, `$RCSS3D_CONFIG`);
+    /// `None`: none of them is read.
+    pub user: Option<UserFiles>,
+    /// `--config FILE`.
+    pub file: Option<PathBuf>,
+}
+
+/// One source the configuration was read from, and what it set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceReport {
+    /// The file, as shown in logs (`~/...` below the home directory).
+    pub origin: String,
+    /// `key = value` for every key it set (`spark.rb`: `$switch = value ->
+    /// key = value`); the trainer secret's value is not shown.
+    pub settings: Vec<String>,
+    /// What was read and not used, with the reason (warned about).
+    pub refused: Vec<String>,
+    /// What was read and has no meaning here (logged at debug level).
+    pub unused: Vec<String>,
+}
+
+/// A configuration and the sources it was built from, in order.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    /// The configuration.
+    pub config: Config,
+    /// Every file read, in the order applied.
+    pub sources: Vec<SourceReport>,
+}
+
 impl Config {
     /// Parses RON text; `path` names the source in errors. RON's
     /// `implicit_some` is on: an optional field may be written as its plain
     /// value (`sync_timeout_ms: 2000`) or as `Some(2000)`; `None` turns it off.
     pub fn from_ron(text: &str, path: &str) -> Result<Config, ConfigError> {
-        let options = ron::Options::default()
-            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-        let cfg: Config = options.from_str(text).map_err(|e| ConfigError::Syntax {
-            path: path.to_owned(),
-            line: e.position.line,
-            col: e.position.col,
-            message: e.code.to_string(),
-        })?;
+        let cfg = Config::parse(text, path)?;
         cfg.validate(path)?;
         Ok(cfg)
     }
 
-    /// Reads and parses a RON file.
+    /// Parses RON text without the range checks.
+    fn parse(text: &str, path: &str) -> Result<Config, ConfigError> {
+        let options = ron::Options::default()
+            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+        options.from_str(text).map_err(|e| ConfigError::Syntax {
+            path: path.to_owned(),
+            line: e.position.line,
+            col: e.position.col,
+            message: e.code.to_string(),
+        })
+    }
+
+    /// The embedded defaults with one file laid over them (no user files).
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            path: shown.clone(),
-            source,
-        })?;
-        Config::from_ron(&text, &shown)
+        Config::from_sources(&ConfigSources {
+            user: None,
+            file: Some(path.to_path_buf()),
+        })
+        .map(|l| l.config)
     }
 
     /// The embedded defaults (`conf/server.ron`).
     pub fn embedded() -> Result<Config, ConfigError> {
         Config::from_ron(DEFAULT_CONFIG_RON, "conf/server.ron (embedded)")
+    }
+
+    /// Builds the configuration from the embedded defaults and `sources`
+    /// in the order of the module documentation, each changing only the
+    /// keys it names. A per-user file that does not exist is skipped; a
+    /// file named by `$RCSS3D_CONFIG` or `--config` must exist.
+    pub fn from_sources(sources: &ConfigSources) -> Result<LoadedConfig, ConfigError> {
+        let embedded = Config::embedded()?;
+        let mut merged = Node::parse(DEFAULT_CONFIG_RON).ok_or_else(|| ConfigError::Invalid {
+            path: "conf/server.ron (embedded)".into(),
+            message: "the top level is not a struct".into(),
+        })?;
+        let mut reports = Vec::new();
+        let mut origins = Vec::new();
+        let home = sources.user.as_ref().and_then(|u| u.home.clone());
+        let shown = |p: &Path| user::shown_path(p, home.as_deref());
+        if let Some(files) = &sources.user {
+            if let Some(path) = files.spark_rb() {
+                if let Some(text) = read_optional(&path)? {
+                    let spark = user::read_spark_rb(&text, embedded.step);
+                    let mut unused: Vec<String> = spark
+                        .unused
+                        .into_iter()
+                        .map(|a| format!("{a} (no rcss3d setting)"))
+                        .collect();
+                    if spark.other_lines > 0 {
+                        unused.push(format!(
+                            "{} lines of Ruby (only simple top-level `$name = value` \
+                             assignments are read)",
+                            spark.other_lines
+                        ));
+                    }
+                    merged.overlay(spark.node);
+                    origins.push(shown(&path));
+                    reports.push(SourceReport {
+                        origin: shown(&path),
+                        settings: spark.taken,
+                        refused: spark.refused,
+                        unused,
+                    });
+                }
+            }
+            if let Some(path) = files.user_config() {
+                if let Some(text) = read_optional(&path)? {
+                    let (node, report) = ron_layer(&text, &path, &shown(&path))?;
+                    merged.overlay(node);
+                    origins.push(report.origin.clone());
+                    reports.push(report);
+                }
+            }
+            if let Some(path) = &files.env_config {
+                let text = read_required(path)?;
+                let origin = format!("{} (${CONFIG_ENV})", shown(path));
+                let (node, report) = ron_layer(&text, path, &origin)?;
+                merged.overlay(node);
+                origins.push(shown(path));
+                reports.push(report);
+            }
+        }
+        if let Some(path) = &sources.file {
+            let text = read_required(path)?;
+            let (node, report) = ron_layer(&text, path, &shown(path))?;
+            merged.overlay(node);
+            origins.push(shown(path));
+            reports.push(report);
+        }
+        let shown_all = if origins.is_empty() {
+            "conf/server.ron (embedded)".to_owned()
+        } else {
+            origins.join(" + ")
+        };
+        let config = Config::parse(&merged.render(), &shown_all)?;
+        config.validate(&shown_all)?;
+        Ok(LoadedConfig {
+            config,
+            sources: reports,
+        })
     }
 
     /// Checks value ranges.
@@ -275,15 +410,96 @@ impl Config {
         m
     }
 
-    /// The models directory, resolved: as configured if it exists, else
-    /// the crate's own `models/` (so `cargo run` works from anywhere).
-    pub fn resolved_models_dir(&self) -> PathBuf {
-        if self.models_dir.is_dir() || self.models_dir.is_absolute() {
-            self.models_dir.clone()
-        } else {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join(&self.models_dir)
+    /// The robot model files the server uses: the built-in ones, with
+    /// `models_dir`'s laid over them when it is set.
+    pub fn resolved_models_dir(&self) -> ModelSource {
+        match &self.models_dir {
+            None => ModelSource::BuiltIn,
+            Some(dir) => ModelSource::BuiltInAnd(dir.clone()),
         }
     }
+}
+
+impl std::fmt::Display for SourceReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.settings.is_empty() {
+            write!(f, "{}: no settings", self.origin)
+        } else {
+            write!(f, "{}: {}", self.origin, self.settings.join(", "))
+        }
+    }
+}
+
+/// A file's text, `None` if it does not exist.
+fn read_optional(path: &Path) -> Result<Option<String>, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ConfigError::Io {
+            path: path.display().to_string(),
+            source,
+        }),
+    }
+}
+
+fn read_required(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// A RON configuration file as a layer: checked on its own (syntax, types,
+/// unknown keys, with its line and column), split into its keys, and its
+/// relative input paths made relative to its directory.
+fn ron_layer(text: &str, path: &Path, origin: &str) -> Result<(Node, SourceReport), ConfigError> {
+    let shown = path.display().to_string();
+    let typed = Config::parse(text, &shown)?;
+    let mut node = Node::parse(text).ok_or_else(|| ConfigError::Invalid {
+        path: shown.clone(),
+        message: "the top level must be a struct `( key: value, ... )`".into(),
+    })?;
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let relative = [
+        (&["models_dir"][..], typed.models_dir.as_deref()),
+        (
+            &["physics", "field_scene"][..],
+            typed.physics.field_scene.as_deref(),
+        ),
+    ];
+    for (key, value) in relative {
+        let Some(p) = value.filter(|p| p.is_relative()) else {
+            continue;
+        };
+        let joined = dir.join(p);
+        let text = joined.to_str().ok_or_else(|| ConfigError::Invalid {
+            path: shown.clone(),
+            message: format!("{}: the path is not UTF-8", key.join(".")),
+        })?;
+        let quoted = ron::to_string(text).map_err(|e| ConfigError::Invalid {
+            path: shown.clone(),
+            message: e.to_string(),
+        })?;
+        node.set(key, quoted);
+    }
+    let settings = node
+        .leaves()
+        .into_iter()
+        .map(|(key, value)| {
+            if key.ends_with("trainer_secret") && value != "None" {
+                format!("{key} = (hidden)")
+            } else {
+                format!("{key} = {value}")
+            }
+        })
+        .collect();
+    let report = SourceReport {
+        origin: origin.to_owned(),
+        settings,
+        refused: Vec::new(),
+        unused: Vec::new(),
+    };
+    Ok((node, report))
 }
 
 #[cfg(test)]
@@ -322,6 +538,162 @@ mod tests {
         assert!(!cfg.latency.keep_cpus_awake);
         let err = Config::from_ron("(agent_port: \"x\")", "w.ron").expect_err("bad type");
         assert!(err.to_string().starts_with("w.ron:1:"), "{err}");
+    }
+
+    /// A scratch directory for one test, removed when dropped.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(tag: &str) -> TempDir {
+            let dir =
+                std::env::temp_dir().join(format!("rcss3d-config-{}-{tag}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("scratch dir");
+            TempDir(dir)
+        }
+
+        fn write(&self, rel: &str, text: &str) -> PathBuf {
+            let path = self.0.join(rel);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
+            std::fs::write(&path, text).expect("write");
+            path
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn each_source_changes_only_what_it_names_in_order() {
+        let tmp = TempDir::new("layers");
+        let home = tmp.0.join("home");
+        tmp.write(
+            "home/.simspark/spark.rb",
+            "$agentSyncMode = true\n$agentPort = 4000\n$monitorStep = 0.08\n",
+        );
+        tmp.write(
+            "home/.config/rcss3d/server.ron",
+            "(agent_port: 4100, models_dir: \"my-models\", vision: (sense_my_pos: true, h_view_cone: 180))",
+        );
+        let env = tmp.write(
+            "env.ron",
+            "(vision: (h_view_cone: 360), physics: (substeps: 2, field_scene: \"f/field.rsg\"))",
+        );
+        let file = tmp.write(
+            "cli.ron",
+            "(seed: 9, vision: (add_noise: false), monitor: (trainer_secret: \"s3cret\"))",
+        );
+        let loaded = Config::from_sources(&ConfigSources {
+            user: Some(UserFiles {
+                home: Some(home.clone()),
+                xdg_config_home: None,
+                env_config: Some(env.clone()),
+            }),
+            file: Some(file.clone()),
+        })
+        .expect("sources load");
+        let cfg = &loaded.config;
+        assert!(cfg.sync_mode);
+        assert!(
+            cfg.real_time,
+            "spark.rb's sync mode keeps the real-time timer"
+        );
+        assert_eq!(cfg.agent_port, 4100);
+        assert_eq!(cfg.monitor.monitor_step, 4);
+        assert_eq!(cfg.monitor_port, 3200);
+        assert!(cfg.vision.sense_my_pos);
+        assert_eq!(cfg.vision.h_view_cone, 360);
+        assert_eq!(cfg.vision.v_view_cone, 120);
+        assert!(!cfg.vision.add_noise);
+        assert_eq!(cfg.seed, 9);
+        assert_eq!(cfg.physics.substeps, 2);
+        assert_eq!(
+            cfg.physics.joint_kind,
+            crate::sim::world::JointKind::Multibody
+        );
+        // Relative input paths are taken from their file's directory.
+        assert_eq!(
+            cfg.models_dir.as_deref(),
+            Some(home.join(".config/rcss3d/my-models").as_path())
+        );
+        assert_eq!(
+            cfg.physics.field_scene.as_deref(),
+            Some(tmp.0.join("f/field.rsg").as_path())
+        );
+        let origins: Vec<&str> = loaded.sources.iter().map(|s| s.origin.as_str()).collect();
+        let env_origin = format!("{} ($RCSS3D_CONFIG)", env.display());
+        let file_origin = file.display().to_string();
+        assert_eq!(
+            origins,
+            [
+                "~/.simspark/spark.rb",
+                "~/.config/rcss3d/server.ron",
+                env_origin.as_str(),
+                file_origin.as_str(),
+            ]
+        );
+        assert_eq!(
+            loaded.sources[0].settings[0],
+            "$agentSyncMode = true -> sync_mode = true"
+        );
+        assert_eq!(
+            loaded.sources[3].to_string(),
+            format!(
+                "{file_origin}: seed = 9, vision.add_noise = false, monitor.trainer_secret = (hidden)"
+            )
+        );
+        assert_eq!(cfg.monitor.trainer_secret.as_deref(), Some("s3cret"));
+
+        // Without the user's files only --config counts.
+        let plain = Config::from_sources(&ConfigSources {
+            user: None,
+            file: Some(file),
+        })
+        .expect("loads");
+        assert!(!plain.config.sync_mode);
+        assert_eq!(plain.config.agent_port, 3100);
+        assert_eq!(plain.sources.len(), 1);
+    }
+
+    #[test]
+    fn source_errors_name_their_file() {
+        let tmp = TempDir::new("errors");
+        let home = tmp.0.join("home");
+        let user = |env_config: Option<PathBuf>| ConfigSources {
+            user: Some(UserFiles {
+                home: Some(home.clone()),
+                xdg_config_home: None,
+                env_config,
+            }),
+            file: None,
+        };
+        // Missing per-user files are skipped.
+        let loaded = Config::from_sources(&user(None)).expect("no files");
+        assert!(loaded.sources.is_empty());
+        // A file named by $RCSS3D_CONFIG must exist.
+        let missing = tmp.0.join("missing.ron");
+        let err = Config::from_sources(&user(Some(missing))).expect_err("missing");
+        assert!(err.to_string().contains("missing.ron"), "{err}");
+        // A bad key in the per-user file: its path, line and column.
+        tmp.write(
+            "home/.config/rcss3d/server.ron",
+            "(\n  vision: (sense_my_pos: true),\n  agnet_port: 1,\n)",
+        );
+        let err = Config::from_sources(&user(None)).expect_err("unknown key");
+        let text = err.to_string();
+        assert!(text.contains("server.ron:3:"), "{text}");
+        assert!(text.contains("agnet_port"), "{text}");
+        // A value out of range in the combination names the files.
+        tmp.write("home/.config/rcss3d/server.ron", "(step: 0.0)");
+        let err = Config::from_sources(&user(None)).expect_err("bad step");
+        assert!(
+            err.to_string()
+                .starts_with("~/.config/rcss3d/server.ron: step"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -17,7 +17,10 @@
 //!
 //! * [`app`]: one running server: simulation thread, match log, monitor
 //!   and agent ports, extensions, results summary.
-//! * [`config`]: one `Config` with every default documented; RON loading.
+//! * [`cli`]: the command line of the server binaries (`rcss3d`,
+//!   `rcssserver3d`, `simspark`).
+//! * [`config`]: one `Config` with every default documented; RON loading,
+//!   the user's files laid over the defaults.
 //! * [`framing`]: the 4-byte length prefix of every message, both ways.
 //! * [`log_limit`]: thinning of repeated log lines (bad input, floods).
 //! * [`net`]: the agent accept loop and connections, the bounds on one
@@ -34,6 +37,7 @@
 #![warn(missing_docs)]
 
 pub mod app;
+pub mod cli;
 pub mod command;
 pub mod config;
 pub mod framing;

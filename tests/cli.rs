@@ -1,18 +1,20 @@
 //! The `rcss3d` command line as a user meets it: the server binary with
 //! its flags, and the `ctl`, `watch` and `check-log` subcommands against a
-//! real running server (separate processes, loopback TCP).
+//! real running server (separate processes, loopback TCP); the binaries
+//! installed alone, away from the source tree, under their three names
+//! (`rcss3d`, `rcssserver3d`, `simspark`), with the user's settings files.
 
 mod util;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use rcss3d::monitor::client::MonitorClient;
 use rcss3d::rules::PlayMode;
 use util::process::{free_port, ServerProcess, BIN};
-use util::Scratch;
+use util::{Scratch, TestAgent};
 
 /// The server binary in real-time mode, its stderr written to a file.
 struct Server {
@@ -127,7 +129,10 @@ fn ctl_drives_a_match_watch_follows_it_and_check_log_reads_its_log() {
         std::thread::sleep(Duration::from_millis(20));
     }
 
-    let out = ctl(&server, &["kickoff", "Left"]);
+    // The options may follow the command.
+    let out = rcss3d(&["ctl", "kickoff", "Left", "--monitor", &server.monitor]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = text(&out.stdout);
     assert!(out.contains("KickOff_Left"), "{out}");
     assert_eq!(
         play_mode_seen_by_a_new_monitor(&server.monitor),
@@ -393,4 +398,396 @@ fn low_latency_is_granted_or_logged_and_the_server_runs() {
             "granted without refusals means both settings:\n{log}"
         );
     }
+}
+
+/// The server program under its three names, as built.
+const NAMES: [(&str, &str); 3] = [
+    ("rcss3d", env!("CARGO_BIN_EXE_rcss3d")),
+    ("rcssserver3d", env!("CARGO_BIN_EXE_rcssserver3d")),
+    ("simspark", env!("CARGO_BIN_EXE_simspark")),
+];
+
+/// `root/bin/name`: a copy of the binary of that name alone in `root/bin`,
+/// as `cargo install --path . --root root` puts it there (without building
+/// it again: the test build has built it).
+fn install_copy(root: &Path, name: &str) -> PathBuf {
+    let (_, built) = NAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .expect("a binary name");
+    let bin = root.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    let to = bin.join(name);
+    std::fs::copy(built, &to).expect("copy the binary");
+    to
+}
+
+fn new_dir(path: PathBuf) -> PathBuf {
+    std::fs::create_dir_all(&path).expect("create dir");
+    path
+}
+
+fn block_on<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(f)
+}
+
+/// A server binary started as a user would: from the working directory
+/// `cwd`, with `HOME` = `home` and no other configuration in the
+/// environment, on free loopback ports given as
+/// `--agent-port A --server-port M` (the reference's flags). Killed when
+/// dropped.
+struct Started {
+    child: Child,
+    agent_port: u16,
+    stderr: PathBuf,
+}
+
+impl Started {
+    fn start(
+        bin: &Path,
+        cwd: &Path,
+        home: &Path,
+        env: &[(&str, &Path)],
+        extra: &[&str],
+    ) -> Started {
+        let agent_port = free_port();
+        let monitor_port = free_port();
+        let stderr = home.with_extension("stderr");
+        let mut cmd = Command::new(bin);
+        cmd.current_dir(cwd)
+            .env("HOME", home)
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove(rcss3d::config::CONFIG_ENV)
+            .env_remove("RUST_LOG")
+            .args(["--agent-port", &agent_port.to_string()])
+            .args(["--server-port", &monitor_port.to_string()])
+            .args(["--bind", "127.0.0.1"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&stderr).expect("stderr file"));
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut started = Started {
+            child: cmd.spawn().expect("server binary starts"),
+            agent_port,
+            stderr,
+        };
+        let start = Instant::now();
+        for port in [agent_port, monitor_port] {
+            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+                if let Ok(Some(status)) = started.child.try_wait() {
+                    panic!("server exited at start: {status}\n{}", started.logs());
+                }
+                assert!(
+                    start.elapsed() < Duration::from_secs(20),
+                    "server did not come up:\n{}",
+                    started.logs()
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        started
+    }
+
+    fn agent_addr(&self) -> std::net::SocketAddr {
+        ([127, 0, 0, 1], self.agent_port).into()
+    }
+
+    fn logs(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The first frame with joint perceptors (`HJ`) after `(scene ...)`.
+async fn first_frame_with_joints(agent: &mut TestAgent) -> String {
+    for _ in 0..50 {
+        let frame = agent.recv().await;
+        if frame.contains("(HJ ") {
+            return frame;
+        }
+    }
+    panic!("no frame with joint perceptors in 50 frames");
+}
+
+/// The binary needs nothing of the source tree: it names no path in it,
+/// and copied alone into an empty directory and started from another one,
+/// it builds the field and every robot type from its built-in files.
+#[test]
+fn a_binary_copied_alone_elsewhere_builds_every_robot_type() {
+    // A path into the source tree's data compiled in would be found there
+    // as long as the tree exists, and fail once it is gone. (Its bare
+    // directory may appear: the debug information's compilation dir.)
+    let bytes = std::fs::read(BIN).expect("read the binary");
+    for data in ["models", "scenes", "conf"] {
+        let path = format!("{}/{data}", env!("CARGO_MANIFEST_DIR"));
+        assert!(
+            memchr::memmem::find(&bytes, path.as_bytes()).is_none(),
+            "the binary names {path}"
+        );
+    }
+    let dir = Scratch::new("alone");
+    let bin = install_copy(&new_dir(dir.0.join("root")), "rcss3d");
+    let work = new_dir(dir.0.join("work"));
+    let home = new_dir(dir.0.join("home"));
+    let server = Started::start(&bin, &work, &home, &[], &["--seed", "5"]);
+    block_on(async {
+        for robot_type in 0..=4u8 {
+            let mut agent = TestAgent::connect(server.agent_addr()).await;
+            agent
+                .send(&format!(
+                    "(scene rsg/agent/nao/nao_hetero.rsg {robot_type})"
+                ))
+                .await;
+            let frame = first_frame_with_joints(&mut agent).await;
+            let toes = frame.contains("(n llj7)") && frame.contains("(n rlj7)");
+            assert_eq!(toes, robot_type == 4, "type {robot_type}: {frame}");
+            assert!(frame.contains("(n hj1)"), "type {robot_type}: {frame}");
+        }
+    });
+    let logs = server.logs();
+    assert!(
+        logs.contains("configuration: the embedded defaults (no user files)"),
+        "{logs}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&work).expect("work dir").count(),
+        0,
+        "the server wrote into its working directory"
+    );
+}
+
+/// `rcssserver3d` and `simspark` list the reference's flags.
+#[test]
+fn the_reference_names_list_the_reference_flags() {
+    for (name, bin) in &NAMES[1..] {
+        let out = Command::new(bin)
+            .arg("--help")
+            .output()
+            .expect("binary runs");
+        assert!(out.status.success(), "{name} --help: {}", out.status);
+        let help = text(&out.stdout);
+        assert!(help.contains(&format!("Usage: {name}")), "{help}");
+        for flag in [
+            "--help",
+            "--agent-port <PORT>",
+            "--server-port",
+            "--script-path <PATH>",
+            "--init-script-prefix <PATH>",
+            "--rvdraw-host <HOST>",
+        ] {
+            assert!(help.contains(flag), "{name} --help lacks {flag}:\n{help}");
+        }
+    }
+    // Under its own name an unknown flag is an error, as it always was.
+    let out = rcss3d(&["--no-such-flag"]);
+    assert!(!out.status.success());
+}
+
+/// Installed as `rcssserver3d` and started with the reference's flags by a
+/// user whose `~/.simspark/spark.rb` turns the sync mode on: the server
+/// waits for the agent's `(syn)` (the observable difference to real-time
+/// mode: frames stop after the grace period and the next one comes with
+/// the `(syn)`); the per-user file and `$RCSS3D_CONFIG` switch on the
+/// position perceptors; the flags without meaning here are named in one
+/// log line.
+#[test]
+fn rcssserver3d_takes_spark_rb_the_user_files_and_the_reference_flags() {
+    let dir = Scratch::new("reference");
+    let bin = install_copy(&new_dir(dir.0.join("root")), "rcssserver3d");
+    let work = new_dir(dir.0.join("work"));
+    let home = new_dir(dir.0.join("home"));
+    std::fs::create_dir_all(home.join(".simspark")).expect("dir");
+    std::fs::write(
+        home.join(".simspark/spark.rb"),
+        "# (AgentControl) constants\n$agentStep = 0.02\n$agentSyncMode = true\n\
+         def sparkSetupServer\n  $agentSyncMode = false\nend\n",
+    )
+    .expect("write spark.rb");
+    std::fs::create_dir_all(home.join(".config/rcss3d")).expect("dir");
+    std::fs::write(
+        home.join(".config/rcss3d/server.ron"),
+        "(vision: (sense_ball_pos: true))",
+    )
+    .expect("write the user file");
+    let env_file = dir.0.join("env.ron");
+    std::fs::write(&env_file, "(vision: (sense_my_pos: true, interval: 1))").expect("write");
+    let server = Started::start(
+        &bin,
+        &work,
+        &home,
+        &[(rcss3d::config::CONFIG_ENV, &env_file)],
+        &[
+            "--script-path",
+            "rcssserver3d.rb",
+            "--init-script-prefix",
+            "/usr/local/share/simspark",
+            "--rvdraw-host",
+            "localhost",
+            "--no-such-flag",
+        ],
+    );
+    let (frames, after_syn) = block_on(async {
+        let mut agent = TestAgent::connect(server.agent_addr()).await;
+        agent.send("(scene rsg/agent/nao/nao_hetero.rsg 0)").await;
+        let mut frames = vec![agent.recv().await];
+        agent.send("(init (unum 1)(teamname Alpha))").await;
+        // Never a (syn): after its grace period the agent holds the
+        // server up. In real-time mode 50 frames a second would come.
+        while let Some(f) = agent.try_recv(Duration::from_secs(1)).await {
+            frames.push(f);
+            assert!(frames.len() < 30, "frames keep coming without (syn)");
+        }
+        agent.send("(syn)").await;
+        let after_syn = agent.try_recv(Duration::from_secs(5)).await;
+        (frames, after_syn)
+    });
+    let logs = server.logs();
+    assert!(after_syn.is_some(), "no frame after (syn):\n{logs}");
+    let seen = frames
+        .iter()
+        .rev()
+        .find(|f| f.contains("(See "))
+        .expect("a See");
+    assert!(seen.contains("(ballpos "), "{seen}");
+    assert!(seen.contains("(mypos "), "{seen}");
+    for line in [
+        "configuration read from ~/.simspark/spark.rb: $agentSyncMode = true -> sync_mode = true",
+        "configuration read from ~/.config/rcss3d/server.ron: vision.sense_ball_pos = true",
+        "($RCSS3D_CONFIG): vision.sense_my_pos = true, vision.interval = 1",
+        "arguments without effect in rcss3d, ignored: --script-path rcssserver3d.rb \
+         --init-script-prefix /usr/local/share/simspark --rvdraw-host localhost --no-such-flag",
+        "sync=true",
+    ] {
+        assert!(logs.contains(line), "the log lacks {line:?}:\n{logs}");
+    }
+}
+
+/// The embedded model and scene lists are the files of `models/` and
+/// `scenes/`, text for text.
+#[test]
+fn the_built_in_files_are_those_of_the_repository() {
+    use rcss3d::sim::assets::{MODEL_FILES, SCENE_FILES};
+    use rcss3d::sim::scene::SceneLibrary;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (dir, list) in [("models", MODEL_FILES), ("scenes", SCENE_FILES)] {
+        let on_disk = SceneLibrary::read_dir(&root.join(dir)).expect("read the directory");
+        let built_in: Vec<(String, String)> = list
+            .iter()
+            .map(|(p, t)| (p.to_string(), t.to_string()))
+            .collect();
+        let names = |v: &[(String, String)]| v.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            names(&built_in),
+            names(&on_disk),
+            "src/sim/assets.rs lists other files than {dir}/"
+        );
+        assert!(built_in == on_disk, "{dir}/: a built-in text differs");
+    }
+}
+
+/// `cargo install --path .` installs the program under its three names:
+/// the package's binary targets.
+#[test]
+fn the_package_installs_three_names() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "metadata",
+            "--no-deps",
+            "--offline",
+            "--format-version",
+            "1",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let package = meta["packages"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["name"] == "rcss3d"))
+        .expect("the rcss3d package");
+    let mut bins: Vec<&str> = package["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .filter(|t| {
+            t["kind"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k == "bin"))
+        })
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    bins.sort_unstable();
+    assert_eq!(bins, ["rcss3d", "rcssserver3d", "simspark"]);
+}
+
+/// `cargo install --path . --root DIR` installs the three names, and the
+/// installed `rcssserver3d` runs from an empty directory. It builds the
+/// binaries once more (the dependencies come from this build's target
+/// directory; the first time, features differ and about 3 minutes of CPU
+/// go into rebuilding some), so it runs under CI (`CI` set) or with
+/// `RCSS3D_TEST_INSTALL=1`, and otherwise says that it did not run.
+#[test]
+fn cargo_install_puts_the_three_names_in_root_bin() {
+    let wanted =
+        |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+    if !(wanted("CI") || wanted("RCSS3D_TEST_INSTALL")) {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED cargo_install_puts_the_three_names_in_root_bin: did not run \
+             (set RCSS3D_TEST_INSTALL=1, or CI, to run the install)"
+        );
+        return;
+    }
+    let dir = Scratch::new("install");
+    let target = Path::new(BIN)
+        .parent()
+        .and_then(Path::parent)
+        .expect("the target directory");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["install", "--path", env!("CARGO_MANIFEST_DIR")])
+        .arg("--root")
+        .arg(&dir.0)
+        .args(["--debug", "--offline", "--locked", "--quiet"])
+        .arg("--target-dir")
+        .arg(target)
+        .stdin(Stdio::null())
+        .output()
+        .expect("cargo install runs");
+    assert!(
+        out.status.success(),
+        "cargo install: {}\n{}",
+        out.status,
+        text(&out.stderr)
+    );
+    let mut installed: Vec<String> = std::fs::read_dir(dir.0.join("bin"))
+        .expect("root/bin")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    installed.sort();
+    assert_eq!(installed, ["rcss3d", "rcssserver3d", "simspark"]);
+    let work = new_dir(dir.0.join("work"));
+    let out = Command::new(dir.0.join("bin/rcssserver3d"))
+        .arg("--help")
+        .current_dir(&work)
+        .output()
+        .expect("the installed binary runs");
+    assert!(out.status.success());
+    assert!(text(&out.stdout).contains("--server-port"));
 }

@@ -72,7 +72,7 @@ const NAO_HETERO: &str = "rsg/agent/nao/nao_hetero.rsg";
 
 fn resolve_on_server_stack(arg: String) -> bool {
     on_server_sized_stack(move || {
-        let lib = ModelLibrary::load(ModelLibrary::default_dir()).expect("models load");
+        let lib = ModelLibrary::built_in().expect("models load");
         lib.resolve(NAO_HETERO, &[arg]).is_ok()
     })
 }
@@ -209,7 +209,7 @@ fn scene_text_deep_nesting_does_not_crash_the_reader() {
 
 #[test]
 fn scene_type_spellings_do_not_each_cache_a_model() {
-    let lib = ModelLibrary::load(ModelLibrary::default_dir()).expect("models load");
+    let lib = ModelLibrary::built_in().expect("models load");
     let type0 = lib.resolve(NAO_HETERO, &["0".into()]).expect("type 0");
     // Each spelling must either be refused or give the same (cached) model.
     for spelling in ["00", "0.0", "+0", "1-1", "(0)", &"0".repeat(10_000)] {
@@ -239,7 +239,7 @@ fn robots_started_inside_each_other() -> Result<f32, String> {
     use rcss3d::sim::world::World;
     let cfg = rcss3d::config::Config::embedded().expect("config");
     let mut w = World::new(&cfg.physics).expect("world");
-    let lib = ModelLibrary::load(ModelLibrary::default_dir()).expect("models");
+    let lib = ModelLibrary::built_in().expect("models");
     for i in 0..12 {
         let m = lib
             .resolve(NAO_HETERO, &[(i % 5).to_string()])

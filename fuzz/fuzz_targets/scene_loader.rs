@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
+use rcss3d::sim::assets::ModelSource;
 use rcss3d::sim::model::ModelLibrary;
 use rcss3d::sim::scene::{parse_sexps, SceneLibrary};
 
@@ -83,7 +84,7 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     }
-    if let Ok(models) = ModelLibrary::load(d) {
+    if let Ok(models) = ModelLibrary::load(&ModelSource::Dir(d.to_path_buf())) {
         if let Err(e) = models.resolve("fuzz.rsg", &args) {
             let _ = e.to_string();
         }

@@ -2,6 +2,7 @@
 //! the per-cycle step, and the read-only snapshot handed to perception,
 //! monitors and the log.
 
+pub mod assets;
 pub mod cycle;
 pub mod driver;
 pub mod latency;

@@ -1,19 +1,21 @@
 //! Robot models: the typed description of a robot (parts, hinges, sensors)
-//! read from the scene files in `models/` at run time.
+//! read from the scene files of `models/` (built into the binary) or a
+//! user's directory.
 //!
-//! A [`ModelLibrary`] reads every scene file below its directory once;
+//! A [`ModelLibrary`] reads every scene file of its source once (the
+//! files built into the binary, a user's directory, or both);
 //! [`ModelLibrary::resolve`] expands an agent's `(scene <path> [args])` into
 //! a [`RobotModel`]. The model is pure data in the robot's model frame
 //! (+x right, +y forward, +z up, torso centre at the origin, zero pose);
 //! inserting it into the physics world is [`crate::sim::world`]'s job.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use nalgebra::{Unit, Vector3};
 
 use crate::command::{HingeEffector, HINGE_EFFECTORS};
+use crate::sim::assets::{ModelSource, MODEL_FILES};
 use crate::sim::scene::{Call, SceneError, SceneLibrary, SceneTree};
 
 /// The collision or mass shape of a part, in the part's frame.
@@ -241,7 +243,8 @@ fn quoted(text: &str) -> String {
     crate::text::quote(text, 64)
 }
 
-/// The robot model files of one directory, read at run time.
+/// The robot model files: the built-in ones, a user's directory, or both
+/// ([`ModelSource`]).
 #[derive(Debug)]
 pub struct ModelLibrary {
     scenes: SceneLibrary,
@@ -249,21 +252,34 @@ pub struct ModelLibrary {
 }
 
 impl ModelLibrary {
-    /// Loads robot model files from a directory at run time (default:
-    /// `models/` of the crate; a user adds a robot variant by adding a
-    /// file, no recompiling). Every `*.rsg` file is read and syntax-checked
-    /// now; `*.ron` files beside them are data tables for `eval`
-    /// (the variant table `NaoType`).
-    pub fn load(dir: &Path) -> Result<ModelLibrary, SceneError> {
+    /// Loads the robot model files of `source`: the built-in files, a
+    /// user's directory laid over them, or a directory alone. A user adds
+    /// a robot variant by adding a file, no recompiling. Every `*.rsg` file
+    /// is read and syntax-checked now; `*.ron` files beside them are data
+    /// tables for `eval` (the variant table `NaoType`).
+    pub fn load(source: &ModelSource) -> Result<ModelLibrary, SceneError> {
+        let built_in = if source.has_built_in() {
+            MODEL_FILES
+        } else {
+            &[]
+        };
+        let user = match source.dir() {
+            Some(dir) => SceneLibrary::read_dir(dir)?,
+            None => Vec::new(),
+        };
+        let files = built_in
+            .iter()
+            .copied()
+            .chain(user.iter().map(|(p, t)| (p.as_str(), t.as_str())));
         Ok(ModelLibrary {
-            scenes: SceneLibrary::load(dir)?,
+            scenes: SceneLibrary::from_files(files)?,
             cache: Mutex::new(BTreeMap::new()),
         })
     }
 
-    /// The `models/` directory of this crate (the default location).
-    pub fn default_dir() -> &'static Path {
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models"))
+    /// The model files built into the binary (the repository's `models/`).
+    pub fn built_in() -> Result<ModelLibrary, SceneError> {
+        ModelLibrary::load(&ModelSource::BuiltIn)
     }
 
     /// Resource paths of every scene file in the library.
@@ -785,7 +801,7 @@ mod tests {
     use super::*;
 
     fn library() -> ModelLibrary {
-        ModelLibrary::load(ModelLibrary::default_dir()).expect("models")
+        ModelLibrary::built_in().expect("models")
     }
 
     #[test]
@@ -828,7 +844,7 @@ mod tests {
              (nd BoxCollider (setBoxLengths 0.1 0.1 0.1))))\n",
         )
         .expect("write");
-        let lib = ModelLibrary::load(&dir).expect("load");
+        let lib = ModelLibrary::load(&crate::sim::assets::ModelSource::Dir(dir.clone())).expect("load");
         let _ = std::fs::remove_dir_all(&dir);
         let first = lib.resolve("stick.rsg", &["1".into()]).expect("builds");
         for spelling in ["+1", "01", "+0001"] {

@@ -399,12 +399,12 @@ mod tests {
     use crate::monitor::log::LogWriter;
     use crate::monitor::MonitorConfig;
     use crate::rules::{PlayMode, Side};
-    use crate::sim::model::ModelLibrary;
+    use crate::sim::assets::ModelSource;
     use crate::sim::snapshot::{GameSnapshot, PartPose, RobotSnapshot, WorldSnapshot};
     use nalgebra::{Isometry3, Translation3};
 
     fn shapes() -> RobotShapes {
-        RobotShapes::load(ModelLibrary::default_dir()).expect("models")
+        RobotShapes::load(&ModelSource::BuiltIn).expect("models")
     }
 
     fn robot(

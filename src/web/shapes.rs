@@ -4,7 +4,6 @@
 //! Both go to the page once, in the hello message.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -12,6 +11,7 @@ use serde_json::{json, Value};
 use super::view::UNKNOWN_PART;
 use crate::config::Config;
 use crate::monitor::client::TrackedScene;
+use crate::sim::assets::ModelSource;
 use crate::sim::model::{ModelLibrary, RobotModel, ShapeDesc};
 use crate::sim::scene::SceneError;
 
@@ -30,9 +30,10 @@ pub struct RobotShapes {
 }
 
 impl RobotShapes {
-    /// Reads the Nao types 0-4 from the model files in `dir`.
-    pub fn load(dir: &Path) -> Result<RobotShapes, SceneError> {
-        let library = ModelLibrary::load(dir)?;
+    /// Reads the Nao types 0-4 from the model files of `source` (the
+    /// server's: [`Config::resolved_models_dir`]).
+    pub fn load(source: &ModelSource) -> Result<RobotShapes, SceneError> {
+        let library = ModelLibrary::load(source)?;
         let mut models = Vec::new();
         for t in 0..TYPES {
             models.push(library.resolve(HETERO_SCENE, &[t.to_string()])?);
@@ -196,7 +197,7 @@ mod tests {
 
     #[test]
     fn nao_types_have_their_parts_and_collision_shapes() {
-        let shapes = RobotShapes::load(ModelLibrary::default_dir()).expect("models load");
+        let shapes = RobotShapes::load(&ModelSource::BuiltIn).expect("models load");
         assert_eq!(shapes.types.len(), 5);
         let torso = shapes.part_index("torso");
         assert_ne!(torso, UNKNOWN_PART);

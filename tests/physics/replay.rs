@@ -24,7 +24,7 @@ pub const FALL_Z: f64 = 0.25;
 
 fn library() -> &'static ModelLibrary {
     static LIB: OnceLock<ModelLibrary> = OnceLock::new();
-    LIB.get_or_init(|| match ModelLibrary::load(ModelLibrary::default_dir()) {
+    LIB.get_or_init(|| match ModelLibrary::built_in() {
         Ok(l) => l,
         Err(e) => panic!("loading models/: {e}"),
     })

@@ -14,7 +14,7 @@ pub fn reference_dir() -> PathBuf {
 
 pub fn library() -> &'static ModelLibrary {
     static LIB: OnceLock<ModelLibrary> = OnceLock::new();
-    LIB.get_or_init(|| match ModelLibrary::load(ModelLibrary::default_dir()) {
+    LIB.get_or_init(|| match ModelLibrary::built_in() {
         Ok(l) => l,
         Err(e) => panic!("loading models/: {e}"),
     })

@@ -28,14 +28,17 @@ pub struct ServerProcess {
 }
 
 impl ServerProcess {
-    /// Starts `rcss3d --bind 127.0.0.1 --agent-port A --monitor-port M`
-    /// with what `configure` adds (the test's flags, environment, where
-    /// the output goes) and returns once both ports accept connections.
+    /// Starts `rcss3d --no-user-config --bind 127.0.0.1 --agent-port A
+    /// --monitor-port M` with what `configure` adds (the test's flags,
+    /// environment, where the output goes) and returns once both ports
+    /// accept connections. The user's own settings files (a sync mode in
+    /// `~/.simspark/spark.rb`, say) do not reach test servers.
     pub fn start(configure: impl FnOnce(&mut Command)) -> ServerProcess {
         let agent_port = free_port();
         let monitor_port = free_port();
         let mut cmd = Command::new(BIN);
-        cmd.args(["--bind", "127.0.0.1"])
+        cmd.arg("--no-user-config")
+            .args(["--bind", "127.0.0.1"])
             .args(["--agent-port", &agent_port.to_string()])
             .args(["--monitor-port", &monitor_port.to_string()]);
         configure(&mut cmd);

@@ -42,11 +42,11 @@ enum Table {
     Map(BTreeMap<String, TableValue>),
 }
 
-/// The scene files of one directory tree, read and syntax-checked at load
-/// time, plus the data tables (`*.ron`) found beside them.
+/// The scene files of one directory tree (or of the built-in list),
+/// read and syntax-checked at load time, plus the data tables (`*.ron`)
+/// found beside them.
 #[derive(Debug, Clone)]
 pub struct SceneLibrary {
-    root: PathBuf,
     files: BTreeMap<String, Arc<Vec<Sexp>>>,
     tables: BTreeMap<String, Table>,
 }
@@ -57,27 +57,57 @@ impl SceneLibrary {
     /// Reads every `*.rsg` file below `dir` (keyed by its path relative to
     /// `dir`, with `/` separators) and every `*.ron` data table.
     pub fn load(dir: &Path) -> Result<SceneLibrary, SceneError> {
+        let files = SceneLibrary::read_dir(dir)?;
+        SceneLibrary::from_files(files.iter().map(|(p, t)| (p.as_str(), t.as_str())))
+    }
+
+    /// Builds the library from (resource path, text) pairs: `*.rsg` scene
+    /// files, `*.ron` data tables; other names are skipped. A later file
+    /// of the same path replaces an earlier one, and a later table of the
+    /// same name replaces an earlier one, so a user's directory can be laid
+    /// over the built-in files.
+    pub fn from_files<'a>(
+        files: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<SceneLibrary, SceneError> {
         let mut lib = SceneLibrary {
-            root: dir.to_path_buf(),
             files: BTreeMap::new(),
             tables: BTreeMap::new(),
         };
+        for (rel, text) in files {
+            if rel.ends_with(".ron") {
+                let t: BTreeMap<String, Table> =
+                    ron::from_str(text).map_err(|e| SceneError::Table {
+                        path: PathBuf::from(rel),
+                        message: e.to_string(),
+                    })?;
+                lib.tables.extend(t);
+            } else if rel.ends_with(".rsg") {
+                let name: Arc<str> = Arc::from(rel);
+                let sexps = parse_sexps(&name, text)?;
+                check_header(&name, &sexps)?;
+                lib.files.insert(rel.to_owned(), Arc::new(sexps));
+            }
+        }
+        Ok(lib)
+    }
+
+    /// The `*.rsg` and `*.ron` files below `dir` as (path relative to
+    /// `dir` with `/` separators, text), sorted by path.
+    pub fn read_dir(dir: &Path) -> Result<Vec<(String, String)>, SceneError> {
+        let mut out = Vec::new();
         let mut pending = vec![dir.to_path_buf()];
         while let Some(d) = pending.pop() {
             let rd = std::fs::read_dir(&d).map_err(|source| SceneError::Io {
                 path: d.clone(),
                 source,
             })?;
-            let mut entries = Vec::new();
             for e in rd {
-                let e = e.map_err(|source| SceneError::Io {
-                    path: d.clone(),
-                    source,
-                })?;
-                entries.push(e.path());
-            }
-            entries.sort();
-            for p in entries {
+                let p = e
+                    .map_err(|source| SceneError::Io {
+                        path: d.clone(),
+                        source,
+                    })?
+                    .path();
                 if p.is_dir() {
                     pending.push(p);
                     continue;
@@ -90,15 +120,6 @@ impl SceneLibrary {
                     path: p.clone(),
                     source,
                 })?;
-                if ext == "ron" {
-                    let t: BTreeMap<String, Table> =
-                        ron::from_str(&text).map_err(|e| SceneError::Table {
-                            path: p.clone(),
-                            message: e.to_string(),
-                        })?;
-                    lib.tables.extend(t);
-                    continue;
-                }
                 let rel = p
                     .strip_prefix(dir)
                     .unwrap_or(&p)
@@ -106,18 +127,11 @@ impl SceneLibrary {
                     .map(|c| c.as_os_str().to_string_lossy().into_owned())
                     .collect::<Vec<_>>()
                     .join("/");
-                let name: Arc<str> = Arc::from(rel.as_str());
-                let sexps = parse_sexps(&name, &text)?;
-                check_header(&name, &sexps)?;
-                lib.files.insert(rel, Arc::new(sexps));
+                out.push((rel, text));
             }
         }
-        Ok(lib)
-    }
-
-    /// The directory the library was read from.
-    pub fn root(&self) -> &Path {
-        &self.root
+        out.sort();
+        Ok(out)
     }
 
     /// Whether a scene file of that resource path exists.
@@ -502,18 +516,7 @@ mod tests {
     use nalgebra::Vector3;
 
     fn lib_with(files: &[(&str, &str)]) -> Result<SceneLibrary, SceneError> {
-        let mut lib = SceneLibrary {
-            root: PathBuf::new(),
-            files: BTreeMap::new(),
-            tables: BTreeMap::new(),
-        };
-        for (name, text) in files {
-            let f: Arc<str> = Arc::from(*name);
-            let s = parse_sexps(&f, text)?;
-            check_header(&f, &s)?;
-            lib.files.insert(name.to_string(), Arc::new(s));
-        }
-        Ok(lib)
+        SceneLibrary::from_files(files.iter().copied())
     }
 
     #[test]
@@ -566,6 +569,24 @@ mod tests {
         assert!(e.to_string().starts_with("imp.rsg:3:"), "{e}");
         assert!(lib.instantiate("t.rsg", &["x".into()]).is_ok());
         assert!(lib.instantiate("t.rsg", &[]).is_err());
+    }
+
+    #[test]
+    fn later_files_replace_earlier_ones_of_the_same_path() {
+        let lib = lib_with(&[
+            ("a.rsg", "(RSG 0 1)\n((nd Transform (setName first)))"),
+            ("t.ron", r#"{"T": {"x": 1, "y": 2}}"#),
+            ("notes.txt", "not a scene"),
+            (
+                "a.rsg",
+                "(RSG 0 1)\n((nd Transform (setName (eval T.x + T.y))))",
+            ),
+            ("t.ron", r#"{"T": {"x": 10, "y": 20}}"#),
+        ])
+        .expect("parse");
+        assert_eq!(lib.paths().collect::<Vec<_>>(), ["a.rsg"]);
+        let t = lib.instantiate("a.rsg", &[]).expect("instantiate");
+        assert_eq!(t.nodes[1].name.as_deref(), Some("30"));
     }
 
     #[test]

@@ -18,10 +18,13 @@ pub enum JointKind {
 #[derive(serde::Deserialize, Clone, Debug)]
 #[serde(deny_unknown_fields, default)]
 pub struct PhysicsConfig {
-    /// Field scene file (ground, goals, border walls, ball). Default:
-    /// `scenes/soccer.rsg` of this crate. Files it imports are resolved
-    /// relative to its directory.
-    pub field_scene: PathBuf,
+    /// Field scene file (ground, goals, border walls, ball). Default
+    /// `None`: the built-in `scenes/soccer.rsg`. A file given here is read
+    /// with the other scene files of its directory (and below), laid over
+    /// the built-in ones, so it may import the built-in `goal.rsg`. In a
+    /// configuration file a relative path is taken from the file's
+    /// directory.
+    pub field_scene: Option<PathBuf>,
     /// Cycle length in seconds. Default 0.02. Not read from the file: the
     /// server sets it from the top-level `step`, so the cycle is
     /// configured once.
@@ -255,7 +258,7 @@ pub struct PhysicsConfig {
 impl Default for PhysicsConfig {
     fn default() -> Self {
         PhysicsConfig {
-            field_scene: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/soccer.rsg")),
+            field_scene: None,
             cycle_dt: 0.02,
             substeps: 1,
             solver_iterations: 1,

@@ -3,12 +3,15 @@
 //! the rules configuration ([`FieldSize`]), the one place the field is
 //! described.
 
+use std::path::Path;
+
 use nalgebra::{Isometry3, Vector3};
 use rapier3d::prelude::SharedShape;
 
 use crate::rules::RulesConfig;
+use crate::sim::assets::{FIELD_SCENE, SCENE_FILES};
 use crate::sim::model::{collider_shape, collider_surface, ShapeDesc};
-use crate::sim::scene::{SceneError, SceneTree};
+use crate::sim::scene::{SceneError, SceneLibrary, SceneTree};
 
 /// The dimensions the physics field is built with, taken from the rules
 /// configuration so the referee and the physics agree on one field.
@@ -92,6 +95,41 @@ pub(super) fn shape_of(s: ShapeDesc) -> SharedShape {
         ShapeDesc::Sphere { radius } => SharedShape::ball(radius),
         ShapeDesc::Capsule { radius, length } => SharedShape::capsule_z(length / 2.0, radius),
     }
+}
+
+/// The field scene expanded with the dimensions of `size`, and its name:
+/// the built-in `soccer.rsg` (`field_scene` = `None`), or a user's file,
+/// read with the scene files of its directory laid over the built-in ones
+/// (so it may import the built-in `goal.rsg`).
+pub(super) fn field_tree(
+    field_scene: Option<&Path>,
+    size: &FieldSize,
+) -> Result<(SceneTree, String), SceneError> {
+    let (user, name) = match field_scene {
+        None => (Vec::new(), FIELD_SCENE.to_owned()),
+        Some(path) => {
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (SceneLibrary::read_dir(dir)?, name)
+        }
+    };
+    let files = SCENE_FILES
+        .iter()
+        .copied()
+        .chain(user.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+    let lib = SceneLibrary::from_files(files)?;
+    if !lib.contains(&name) {
+        let shown = field_scene.map_or(name, |p| p.display().to_string());
+        return Err(SceneError::UnknownScene(shown));
+    }
+    let tree = lib.instantiate(&name, &size.scene_args())?;
+    Ok((tree, name))
 }
 
 fn iso32(i: &Isometry3<f64>) -> Isometry3<f32> {
@@ -182,16 +220,11 @@ pub(super) fn read_field(tree: &SceneTree, scene: &str) -> Result<FieldDesc, Sce
 
 #[cfg(test)]
 mod tests {
-    use super::{read_field, FieldSize};
-    use crate::sim::scene::SceneLibrary;
+    use super::{field_tree, read_field, FieldSize, FIELD_SCENE, SCENE_FILES};
 
     fn goal_sensor_x(size: &FieldSize) -> Vec<f32> {
-        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes"));
-        let lib = SceneLibrary::load(dir).expect("scenes");
-        let tree = lib
-            .instantiate("soccer.rsg", &size.scene_args())
-            .expect("field scene");
-        let field = read_field(&tree, "soccer.rsg").expect("field");
+        let (tree, name) = field_tree(None, size).expect("field scene");
+        let field = read_field(&tree, &name).expect("field");
         let mut xs: Vec<f32> = field
             .statics
             .iter()
@@ -200,6 +233,29 @@ mod tests {
             .collect();
         xs.sort_by(f32::total_cmp);
         xs
+    }
+
+    /// A field scene of the user's own, beside nothing else, imports the
+    /// built-in goal.
+    #[test]
+    fn a_users_field_scene_may_import_the_built_in_goal() {
+        let dir = std::env::temp_dir().join(format!("rcss3d-field-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let soccer = SCENE_FILES
+            .iter()
+            .find(|(p, _)| *p == FIELD_SCENE)
+            .expect("soccer.rsg")
+            .1;
+        let path = dir.join("my-field.rsg");
+        std::fs::write(&path, soccer).expect("write");
+        let (tree, name) = field_tree(Some(&path), &FieldSize::default()).expect("field scene");
+        assert_eq!(name, "my-field.rsg");
+        assert!(read_field(&tree, &name).expect("field").ball.is_some());
+        let missing = dir.join("none.rsg");
+        let err = field_tree(Some(&missing), &FieldSize::default()).expect_err("no such scene");
+        assert!(err.to_string().contains("none.rsg"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -231,12 +287,8 @@ mod tests {
             ball_radius: 0.05,
             ..FieldSize::default()
         };
-        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes"));
-        let lib = SceneLibrary::load(dir).expect("scenes");
-        let tree = lib
-            .instantiate("soccer.rsg", &bigger_ball.scene_args())
-            .expect("field scene");
-        let ball = read_field(&tree, "soccer.rsg").expect("field").ball;
+        let (tree, name) = field_tree(None, &bigger_ball).expect("field scene");
+        let ball = read_field(&tree, &name).expect("field").ball;
         assert_eq!(ball.map(|b| b.radius), Some(0.05));
     }
 }

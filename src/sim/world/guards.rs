@@ -152,7 +152,7 @@ mod tests {
 
     fn world_with_one_robot() -> (World, super::RobotHandle) {
         let mut w = World::new(&PhysicsConfig::default()).expect("world");
-        let lib = ModelLibrary::load(ModelLibrary::default_dir()).expect("models");
+        let lib = ModelLibrary::built_in().expect("models");
         let m = lib.resolve("rsg/agent/nao/nao.rsg", &[]).expect("model");
         let h = w.add_robot(m, Vector3::new(1.0, 2.0, 0.4), 0.0);
         w.step();

@@ -39,7 +39,6 @@
 //! * sleeping disabled for robots and ball.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use nalgebra::{Isometry3, UnitQuaternion, Vector3};
@@ -51,7 +50,7 @@ use rapier3d::prelude::{
 };
 
 use crate::sim::model::RobotModel;
-use crate::sim::scene::{SceneError, SceneLibrary};
+use crate::sim::scene::SceneError;
 
 mod config;
 mod contacts;
@@ -196,23 +195,7 @@ impl World {
     /// Builds the world from the configuration: ground, goals, border
     /// walls and ball from the field scene, with the dimensions of `size`.
     pub fn with_field(cfg: &PhysicsConfig, size: &FieldSize) -> Result<World, SceneError> {
-        let dir = cfg
-            .field_scene
-            .parent()
-            .map(|p| p.to_path_buf())
-            .unwrap_or_else(|| PathBuf::from("."));
-        let name = cfg
-            .field_scene
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let lib = SceneLibrary::load(&dir)?;
-        if !lib.contains(&name) {
-            return Err(SceneError::UnknownScene(
-                cfg.field_scene.display().to_string(),
-            ));
-        }
-        let tree = lib.instantiate(&name, &size.scene_args())?;
+        let (tree, name) = field::field_tree(cfg.field_scene.as_deref(), size)?;
         let field = read_field(&tree, &name)?;
 
         let mut params = IntegrationParameters::default();

@@ -1,10 +1,17 @@
-//! `rcss3d`: the server binary. Without a subcommand it runs the server:
-//! command line -> Config, tracing setup, bind both ports, run until
+//! The command line of the server binaries `rcss3d`, `rcssserver3d` and
+//! `simspark` (one program under three names; each binary's `main` calls
+//! [`run`]). Without a subcommand it runs the server: configuration
+//! sources and flags -> Config, tracing setup, bind both ports, run until
 //! Ctrl-C/SIGTERM, `(killsim)` or the end of the match. The subcommands are
 //! small monitor-port clients for everyday chores (`ctl`, `watch`), a
 //! match-log checker (`check-log`) and the web monitor's log player
 //! (`replay`).
+//!
+//! Under the reference's names (`rcssserver3d`, `simspark`) the command
+//! line is read as the reference reads its own: an argument it does not
+//! know is skipped (and named in one log line) instead of being an error.
 
+use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -13,21 +20,70 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
 
-use rcss3d::config::Config;
-use rcss3d::monitor::control::{
+use crate::config::{Config, ConfigSources, LoadedConfig, UserFiles};
+use crate::monitor::control::{
     send_control, watch, Control, ControlOptions, ControlOutcome, LogSummary,
 };
-use rcss3d::rules::{PlayMode, Side};
+use crate::rules::{PlayMode, Side};
+
+/// The name a server binary runs under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Program {
+    /// `rcss3d`: this project's name; unknown arguments are errors.
+    Rcss3d,
+    /// `rcssserver3d`: the reference's server name.
+    Rcssserver3d,
+    /// `simspark`: the reference's engine name, also used to start it.
+    Simspark,
+}
+
+impl Program {
+    /// The binary's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Program::Rcss3d => "rcss3d",
+            Program::Rcssserver3d => "rcssserver3d",
+            Program::Simspark => "simspark",
+        }
+    }
+
+    /// The program a binary was started as: the name in `argv[0]` when it
+    /// is one of the three (a link named `rcssserver3d` to `rcss3d`
+    /// behaves as `rcssserver3d`), else the binary's own.
+    fn invoked(built: Program) -> Program {
+        let arg0 = std::env::args_os().next().map(PathBuf::from);
+        let stem = arg0
+            .as_deref()
+            .and_then(|p| p.file_stem())
+            .and_then(|s| s.to_str());
+        match stem {
+            Some("rcss3d") => Program::Rcss3d,
+            Some("rcssserver3d") => Program::Rcssserver3d,
+            Some("simspark") => Program::Simspark,
+            _ => built,
+        }
+    }
+
+    /// Whether the command line is read as the reference reads it.
+    fn reference(self) -> bool {
+        self != Program::Rcss3d
+    }
+}
 
 /// A SimSpark-compatible RoboCup 3D soccer simulator (rcssserver3d 0.7.1
-/// protocol). Without a subcommand it runs the server with the embedded
-/// defaults (conf/server.ron), changed by --config and the flags below.
+/// protocol). Without a subcommand it runs the server.
+///
+/// Settings, each changing only what it names: the embedded defaults
+/// (conf/server.ron) < ~/.simspark/spark.rb ($agentSyncMode, $monitorStep,
+/// $monitorLoggerStep, $agentPort, $serverPort) < $XDG_CONFIG_HOME/rcss3d/server.ron
+/// (or ~/.config/rcss3d/server.ron) < the file named by $RCSS3D_CONFIG <
+/// --config FILE < the flags below. The server logs the files it read.
 #[derive(Parser, Debug)]
-#[command(version, about, args_conflicts_with_subcommands = true)]
+#[command(version, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -49,15 +105,23 @@ fn with_default(help: &str, default: impl std::fmt::Display) -> String {
 
 #[derive(Args, Debug)]
 struct ServerArgs {
-    /// RON configuration file (replaces the embedded conf/server.ron;
-    /// missing keys keep their defaults; flags override it).
+    /// RON configuration file, laid over the defaults and the user's files
+    /// (missing keys keep their values; flags override it).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Read none of ~/.simspark/spark.rb, the per-user configuration file
+    /// and $RCSS3D_CONFIG: only the embedded defaults, --config and flags.
+    #[arg(long)]
+    no_user_config: bool,
+    /// A directory of your own robot model files, laid over the built-in
+    /// ones [default: the built-in models; config key `models_dir`].
+    #[arg(long, value_name = "DIR")]
+    models_dir: Option<PathBuf>,
     #[arg(long, value_name = "PORT", help = with_default("Agent port", defaults().agent_port))]
     agent_port: Option<u16>,
     #[arg(
         long,
-        alias = "server-port",
+        visible_alias = "server-port",
         value_name = "PORT",
         help = with_default(
             "Monitor and trainer port (--server-port is the reference's name for it)",
@@ -121,6 +185,38 @@ struct ServerArgs {
     /// refused is logged and skipped [default: off; config key `latency`].
     #[arg(long)]
     low_latency: bool,
+    /// rcssserver3d's Ruby script (rcssserver3d.rb). Accepted and ignored:
+    /// rcss3d has no scripts; its settings are the configuration files.
+    #[arg(long, value_name = "PATH", help_heading = REFERENCE_HEADING)]
+    script_path: Option<PathBuf>,
+    /// rcssserver3d's path prefix of its init scripts (spark.rb, ...).
+    /// Accepted and ignored: ~/.simspark/spark.rb is read all the same.
+    #[arg(long, value_name = "PATH", help_heading = REFERENCE_HEADING)]
+    init_script_prefix: Option<PathBuf>,
+    /// rcssserver3d's RoboViz drawing host. Accepted and ignored: rcss3d
+    /// draws nothing in RoboViz.
+    #[arg(long, value_name = "HOST", help_heading = REFERENCE_HEADING)]
+    rvdraw_host: Option<String>,
+}
+
+/// The help section of the reference's flags that have no effect here.
+const REFERENCE_HEADING: &str = "rcssserver3d flags accepted without effect";
+
+impl ServerArgs {
+    /// The reference's flags given that change nothing here, as typed.
+    fn without_effect(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(p) = &self.script_path {
+            out.push(format!("--script-path {}", p.display()));
+        }
+        if let Some(p) = &self.init_script_prefix {
+            out.push(format!("--init-script-prefix {}", p.display()));
+        }
+        if let Some(h) = &self.rvdraw_host {
+            out.push(format!("--rvdraw-host {h}"));
+        }
+        out
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -131,7 +227,7 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
         #[command(flatten)]
-        args: rcss3d::web::ReplayArgs,
+        args: crate::web::ReplayArgs,
     },
     /// Send a trainer command to a running server's monitor port and wait
     /// until the game state shows its effect.
@@ -148,19 +244,26 @@ enum Command {
     },
 }
 
+/// The options of `ctl` go before or after its command
+/// (`ctl kickoff Left --monitor HOST:PORT`).
 #[derive(Args, Debug)]
 struct CtlArgs {
     /// The server's monitor port.
-    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:3200")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "HOST:PORT",
+        default_value = "127.0.0.1:3200"
+    )]
     monitor: String,
     /// Trainer secret of a guarded monitor port (sent as `(auth SECRET)`).
-    #[arg(long, value_name = "SECRET")]
+    #[arg(long, global = true, value_name = "SECRET")]
     secret: Option<String>,
     /// Seconds to wait for the effect.
-    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+    #[arg(long, global = true, value_name = "SECS", default_value_t = 5.0)]
     timeout: f64,
     /// Send and return without waiting for the effect.
-    #[arg(long)]
+    #[arg(long, global = true)]
     no_wait: bool,
     #[command(subcommand)]
     command: CtlCommand,
@@ -242,15 +345,26 @@ struct WatchArgs {
     every: f32,
 }
 
-/// Rapier allocates and frees its solver's work matrices every step; this
-/// allocator serves those from per-thread pages.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-fn main() -> ExitCode {
-    let cli = Cli::parse();
+/// Runs the command line of `built` (the binary's own name; a link under
+/// another of the three names behaves as that one) and returns the exit
+/// code. Errors are printed as one line.
+pub fn run(built: Program) -> ExitCode {
+    let program = Program::invoked(built);
+    let mut command = Cli::command().name(program.name()).bin_name(program.name());
+    let (args, skipped) = if program.reference() {
+        reference_args(&mut command, std::env::args_os().collect())
+    } else {
+        (std::env::args_os().collect(), Vec::new())
+    };
+    let cli = match command
+        .try_get_matches_from(args)
+        .and_then(|mut m| Cli::from_arg_matches_mut(&mut m))
+    {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let result = match cli.command {
-        None => run_server(&cli.server),
+        None => run_server(&cli.server, &skipped),
         Some(Command::Ctl(args)) => ctl(&args),
         Some(Command::Watch(args)) => run_watch(&args),
         Some(Command::CheckLog { file }) => check_log_file(&file),
@@ -260,10 +374,61 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             // Once, as one line, whatever RUST_BACKTRACE says.
-            eprintln!("rcss3d: error: {}", one_line(&err));
+            eprintln!("{}: error: {}", program.name(), one_line(&err));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The reference's reading of a command line: its own options are taken
+/// and any other argument is skipped. Returns the arguments for the parser
+/// and the skipped ones. A command line that starts with a subcommand is
+/// left as it is.
+fn reference_args(
+    command: &mut clap::Command,
+    args: Vec<OsString>,
+) -> (Vec<OsString>, Vec<String>) {
+    command.build();
+    let mut iter = args.into_iter();
+    let mut kept: Vec<OsString> = iter.next().into_iter().collect();
+    let rest: Vec<OsString> = iter.collect();
+    let starts_with_subcommand = rest
+        .first()
+        .and_then(|a| a.to_str())
+        .is_some_and(|a| command.find_subcommand(a).is_some());
+    if starts_with_subcommand {
+        kept.extend(rest);
+        return (kept, Vec::new());
+    }
+    let mut skipped = Vec::new();
+    let mut rest = rest.into_iter();
+    while let Some(arg) = rest.next() {
+        let text = arg.to_string_lossy().into_owned();
+        let known = if let Some(long) = text.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            command.get_arguments().find(|a| {
+                a.get_long() == Some(name)
+                    || a.get_all_aliases()
+                        .is_some_and(|aliases| aliases.contains(&name))
+            })
+        } else if let Some(short) = text.strip_prefix('-').filter(|s| s.chars().count() == 1) {
+            let c = short.chars().next();
+            command.get_arguments().find(|a| a.get_short() == c)
+        } else {
+            None
+        };
+        match known {
+            Some(a) => {
+                let takes_value = a.get_action().takes_values();
+                kept.push(arg);
+                if takes_value && !text.contains('=') {
+                    kept.extend(rest.next());
+                }
+            }
+            None => skipped.push(text),
+        }
+    }
+    (kept, skipped)
 }
 
 /// The error and its causes joined by ": ", leaving out a cause whose text
@@ -306,11 +471,21 @@ fn init_tracing() {
         .init();
 }
 
-fn config_from(args: &ServerArgs) -> Result<Config> {
-    let mut cfg = match &args.config {
-        Some(path) => Config::load(path)?,
-        None => Config::embedded()?,
-    };
+/// The configuration sources a command line names: the user's files
+/// unless `--no-user-config`, and `--config`.
+fn sources(config: Option<&std::path::Path>, no_user_config: bool) -> ConfigSources {
+    ConfigSources {
+        user: (!no_user_config).then(UserFiles::from_env),
+        file: config.map(|p| p.to_path_buf()),
+    }
+}
+
+fn config_from(args: &ServerArgs) -> Result<LoadedConfig> {
+    let mut loaded = Config::from_sources(&sources(args.config.as_deref(), args.no_user_config))?;
+    let cfg = &mut loaded.config;
+    if let Some(dir) = &args.models_dir {
+        cfg.models_dir = Some(dir.clone());
+    }
     if let Some(p) = args.agent_port {
         cfg.agent_port = p;
     }
@@ -335,16 +510,47 @@ fn config_from(args: &ServerArgs) -> Result<Config> {
     if args.low_latency {
         cfg.latency = cfg.latency.low_latency();
     }
-    Ok(cfg)
+    Ok(loaded)
 }
 
-fn run_server(args: &ServerArgs) -> Result<ExitCode> {
-    let cfg = Arc::new(config_from(args)?);
+/// Logs the files the configuration was read from and what each set, and
+/// the arguments that have no effect here.
+fn log_sources(loaded: &LoadedConfig, ignored: &[String]) {
+    if loaded.sources.is_empty() {
+        tracing::info!("configuration: the embedded defaults (no user files)");
+    }
+    for source in &loaded.sources {
+        tracing::info!("configuration read from {source}");
+        for refused in &source.refused {
+            tracing::warn!("{}: not used: {refused}", source.origin);
+        }
+        for unused in &source.unused {
+            tracing::debug!("{}: skipped {unused}", source.origin);
+        }
+    }
+    if !ignored.is_empty() {
+        let shown: Vec<String> = ignored
+            .iter()
+            .map(|a| crate::text::quote(a, 120))
+            .collect();
+        tracing::info!(
+            "arguments without effect in rcss3d, ignored: {}",
+            shown.join(" ")
+        );
+    }
+}
+
+fn run_server(args: &ServerArgs, skipped: &[String]) -> Result<ExitCode> {
+    let loaded = config_from(args)?;
     init_tracing();
+    let mut ignored = args.without_effect();
+    ignored.extend(skipped.iter().cloned());
+    log_sources(&loaded, &ignored);
+    let cfg = Arc::new(loaded.config);
     runtime()?.block_on(async {
         let mut extensions = Vec::new();
         if let Some(port) = args.web_port {
-            extensions.push(rcss3d::web::live(SocketAddr::new(cfg.bind, port), &cfg).await?);
+            extensions.push(crate::web::live(SocketAddr::new(cfg.bind, port), &cfg).await?);
         }
         let agent_addr = SocketAddr::new(cfg.bind, cfg.agent_port);
         let monitor_addr = SocketAddr::new(cfg.bind, cfg.monitor_port);
@@ -356,7 +562,7 @@ fn run_server(args: &ServerArgs) -> Result<ExitCode> {
             .with_context(|| format!("cannot listen for monitors on {monitor_addr}"))?;
         tracing::info!(%agent_addr, %monitor_addr, sync = cfg.sync_mode, real_time = cfg.real_time, "rcss3d listening");
         let summary =
-            rcss3d::app::run_with(cfg, agents, monitors, extensions, shutdown_signal())
+            crate::app::run_with(cfg, agents, monitors, extensions, shutdown_signal())
                 .await?;
         tracing::info!(
             cycles = summary.cycles,
@@ -367,16 +573,11 @@ fn run_server(args: &ServerArgs) -> Result<ExitCode> {
     })
 }
 
-fn run_replay(
-    config: Option<&std::path::Path>,
-    args: &rcss3d::web::ReplayArgs,
-) -> Result<ExitCode> {
-    let cfg = match config {
-        Some(path) => Config::load(path)?,
-        None => Config::embedded()?,
-    };
+fn run_replay(config: Option<&std::path::Path>, args: &crate::web::ReplayArgs) -> Result<ExitCode> {
+    let loaded = Config::from_sources(&sources(config, false))?;
     init_tracing();
-    runtime()?.block_on(rcss3d::web::replay(args, &cfg, shutdown_signal()))?;
+    log_sources(&loaded, &[]);
+    runtime()?.block_on(crate::web::replay(args, &loaded.config, shutdown_signal()))?;
     Ok(ExitCode::SUCCESS)
 }
 
