@@ -529,10 +529,7 @@ fn log_sources(loaded: &LoadedConfig, ignored: &[String]) {
         }
     }
     if !ignored.is_empty() {
-        let shown: Vec<String> = ignored
-            .iter()
-            .map(|a| crate::text::quote(a, 120))
-            .collect();
+        let shown: Vec<String> = ignored.iter().map(|a| crate::text::quote(a, 120)).collect();
         tracing::info!(
             "arguments without effect in rcss3d, ignored: {}",
             shown.join(" ")

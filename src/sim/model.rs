@@ -844,7 +844,8 @@ mod tests {
              (nd BoxCollider (setBoxLengths 0.1 0.1 0.1))))\n",
         )
         .expect("write");
-        let lib = ModelLibrary::load(&crate::sim::assets::ModelSource::Dir(dir.clone())).expect("load");
+        let lib =
+            ModelLibrary::load(&crate::sim::assets::ModelSource::Dir(dir.clone())).expect("load");
         let _ = std::fs::remove_dir_all(&dir);
         let first = lib.resolve("stick.rsg", &["1".into()]).expect("builds");
         for spelling in ["+1", "01", "+0001"] {
