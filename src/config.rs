@@ -28,6 +28,7 @@ use thiserror::Error;
 
 use crate::monitor::MonitorConfig;
 use crate::perception::vision::{FieldGeometry, VisionConfig};
+use crate::rules::teams::TeamsConfig;
 use crate::rules::RulesConfig;
 use crate::sim::assets::ModelSource;
 use crate::sim::latency::LatencyConfig;
@@ -149,6 +150,8 @@ pub struct Config {
     /// The referee: every soccer-rules.md §11 parameter under the
     /// reference's names, including the field dimensions.
     pub rules: RulesConfig,
+    /// Team admission: team-name length, freeing an empty side.
+    pub teams: TeamsConfig,
     /// Monitors and the match log.
     pub monitor: MonitorConfig,
     /// Real-time scheduling of the simulation thread (`SCHED_FIFO`, CPU
@@ -178,6 +181,7 @@ impl Default for Config {
             physics: PhysicsConfig::default(),
             vision: VisionConfig::default(),
             rules: RulesConfig::default(),
+            teams: TeamsConfig::default(),
             monitor: MonitorConfig::default(),
             latency: LatencyConfig::default(),
         }

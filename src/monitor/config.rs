@@ -46,9 +46,35 @@ pub struct MonitorConfig {
     /// Largest accepted inbound (command) frame in bytes; a larger length
     /// prefix closes that connection. Default **65536**.
     pub max_command_frame: usize,
-    /// Most monitors connected at once; further connections are closed at
-    /// once with a log line. Default **64**.
+    /// Most monitors connected at once. When all slots are taken, a new
+    /// connection waits (up to [`admission_wait_secs`](Self::admission_wait_secs))
+    /// until one frees or one is cut off for not reading (see
+    /// [`evict_lag_secs`](Self::evict_lag_secs)); otherwise it is closed
+    /// with a log line. Default **64**.
     pub max_monitors: usize,
+    /// When all monitor slots are taken and a new connection waits, one
+    /// monitor is closed to make room (with a log line): the one that has
+    /// left a message unread longest (the newest message aside), if longer
+    /// than this many seconds; else the longest-connected one that has not
+    /// been seen reading, if connected longer than this. Reading is seen
+    /// in the TCP window the peer advertises (Linux; see
+    /// [`crate::monitor::backlog`]): a backlog shows once the peer's buffer
+    /// fills, and reading once the window has moved on by more than a peer
+    /// can buffer (1 MiB). A blocked write counts as unread on every OS.
+    /// Monitors seen reading that keep up are never closed for a newcomer.
+    /// Default **1.0**; 0 = never close a monitor for a newcomer.
+    pub evict_lag_secs: f32,
+    /// How long a new connection waits for a slot while all are taken
+    /// by monitors that keep up, before it is closed with a log line. While
+    /// that lasts, further connections wait in the listen backlog; once a
+    /// wait has run out, connections are closed at once until a slot frees.
+    /// Default **3.0**.
+    pub admission_wait_secs: f32,
+    /// Kernel send buffer of each monitor connection, bytes (0 = the
+    /// system's, which grows to megabytes). Bounds what a monitor that
+    /// does not read costs the server, and makes such a monitor's writes
+    /// block soon. Default **65536** (several full states of a full match).
+    pub send_buffer_bytes: usize,
     /// Commands one monitor connection may have handled per monitor step
     /// (every `monitor_step` cycles, when a monitor message goes out, and
     /// at least every 40 ms while the simulation does not step); the
@@ -65,6 +91,14 @@ pub struct MonitorConfig {
     /// that first sent `(auth SECRET)` with this value. Default **none**
     /// (RoboViz cannot authenticate, so it becomes read-only when set).
     pub trainer_secret: Option<String>,
+    /// Wrong `(auth ...)` secrets one connection may send; the last one
+    /// closes it (after its delay, below). Default **3**; 0 = no limit.
+    pub max_auth_failures: u32,
+    /// A connection that sent a wrong secret is not read from for `n`
+    /// times this many seconds, `n` being the number of wrong secrets on
+    /// the whole server in the last minute (at most 30): guessing slows
+    /// down for every connection at once. Default **1.0**; 0 = no delay.
+    pub auth_failure_delay_secs: f32,
     /// Field values announced in the environment predicates. Not read from
     /// the file: the server fills them from the `rules` section
     /// ([`crate::config::Config::monitor_config`]) so the field is
@@ -86,9 +120,14 @@ impl Default for MonitorConfig {
             stall_timeout_secs: 0.0,
             max_command_frame: 64 * 1024,
             max_monitors: 64,
+            evict_lag_secs: 1.0,
+            admission_wait_secs: 3.0,
+            send_buffer_bytes: 64 * 1024,
             commands_per_step: 32,
             read_only: false,
             trainer_secret: None,
+            max_auth_failures: 3,
+            auth_failure_delay_secs: 1.0,
             field: FieldParams::default(),
         }
     }
@@ -196,9 +235,14 @@ mod tests {
             stall_timeout_secs: 0.0,
             max_command_frame: 65536,
             max_monitors: 64,
+            evict_lag_secs: 1.0,
+            admission_wait_secs: 3.0,
+            send_buffer_bytes: 65536,
             commands_per_step: 32,
             read_only: false,
             trainer_secret: None,
+            max_auth_failures: 3,
+            auth_failure_delay_secs: 1.0,
         )"#;
         let cfg: MonitorConfig = ron::from_str(text).unwrap();
         assert_eq!(cfg, MonitorConfig::default());

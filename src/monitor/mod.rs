@@ -16,6 +16,7 @@
 //! It must not touch the physics world or the referee: commands are handed
 //! to the simulation as [`MonitorRequest`]s and carried out there.
 
+pub mod backlog;
 pub mod client;
 pub mod command;
 pub mod config;

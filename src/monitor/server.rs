@@ -13,11 +13,19 @@
 //! commands per monitor step and then stops reading until the next step,
 //! so a flooding monitor cannot stall the simulation or grow the server's
 //! memory; its warnings go through a [`LogLimit`] per connection.
+//!
+//! Hostile clients. The slots are limited (`max_monitors`); when all are
+//! taken, a newcomer waits a little and the monitor that has left a message
+//! unread longest ([`Progress`]) makes room for it, so connections that
+//! never read cannot lock RoboViz or a trainer out. Wrong trainer secrets
+//! cost the connection a pause that grows with the wrong secrets seen on
+//! the whole server ([`AuthFailures`]), and a few of them close it.
 
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -31,6 +39,7 @@ use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, info_span, warn, Instrument};
 
+use super::backlog::{peer_window, Backlog, Progress};
 use super::command::{parse_commands, MonitorCommand};
 use super::config::MonitorConfig;
 use super::frame::{ConsumerState, FrameBuilder};
@@ -58,8 +67,10 @@ pub type SnapshotReceiver = watch::Receiver<Option<Arc<WorldSnapshot>>>;
 /// Each connection gets a full state first (as soon as a snapshot exists),
 /// then one message per new snapshot it has room for. Commands go to
 /// `commands` as [`MonitorRequest`]s. A connection ends when its peer
-/// closes, sends a bad frame, stalls past the configured limit, or when
-/// the snapshot sender or the command receiver is dropped.
+/// closes, sends a bad frame, stalls past the configured limit, sends too
+/// many wrong trainer secrets, is cut off to make room for a newcomer
+/// while not reading, or when the snapshot sender or the command receiver
+/// is dropped.
 pub async fn serve(
     listener: TcpListener,
     snapshots: SnapshotReceiver,
@@ -69,53 +80,210 @@ pub async fn serve(
 ) {
     let builder = Arc::new(FrameBuilder::new(&cfg.field));
     let cancel = CancellationToken::new();
-    let mut tasks = JoinSet::new();
+    let mut slots = Slots::new(&cfg);
+    let mut tasks: JoinSet<u64> = JoinSet::new();
     let mut next_id = 0u64;
     // Connection lines (accepted, refused, closed) of all monitors.
     let conn_log = Arc::new(SharedLogLimit::for_clients());
+    let auth_failures = Arc::new(AuthFailures::default());
+    // A newcomer waiting for a slot, and since when.
+    let mut waiting: Option<(TcpStream, SocketAddr, Instant)> = None;
+    let mut tick = tokio::time::interval(ADMISSION_TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
     loop {
+        if let Some((stream, peer, since)) = waiting.take() {
+            match slots.admit(Instant::now(), since, &conn_log) {
+                Admission::Now => {
+                    next_id += 1;
+                    let conn = Connection {
+                        id: next_id,
+                        peer,
+                        snapshots: snapshots.clone(),
+                        commands: commands.clone(),
+                        cfg: cfg.clone(),
+                        builder: builder.clone(),
+                        cancel: cancel.child_token(),
+                        conn_log: conn_log.clone(),
+                        progress: Arc::new(Progress::new(slots.epoch)),
+                        auth_failures: auth_failures.clone(),
+                    };
+                    slots.add(next_id, conn.progress.clone(), conn.cancel.clone());
+                    let span = info_span!("monitor", id = next_id, %peer);
+                    tasks.spawn(conn.run(stream).instrument(span));
+                }
+                Admission::Wait => waiting = Some((stream, peer, since)),
+                Admission::Refuse => {
+                    if let Some(skipped) = conn_log.admit("refused") {
+                        warn!(%peer, limit = cfg.max_monitors, skipped, "too many monitors, all reading; connection closed");
+                    }
+                    drop(stream);
+                }
+            }
+        }
         let accepted = tokio::select! {
             _ = &mut shutdown => break,
-            accepted = listener.accept() => accepted,
+            accepted = listener.accept(), if waiting.is_none() => accepted,
             // Reap finished connections so the set does not grow.
-            Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
+            Some(done) = tasks.join_next(), if !tasks.is_empty() => {
+                if let Ok(id) = done {
+                    slots.remove(id);
+                }
+                continue;
+            }
+            // A waiting newcomer: look again for a slot or a laggard.
+            _ = tick.tick(), if waiting.is_some() => continue,
         };
-        let (stream, peer) = match accepted {
-            Ok(a) => a,
+        match accepted {
+            Ok((stream, peer)) => waiting = Some((stream, peer, Instant::now())),
             Err(err) => {
                 // Typically out of file descriptors: back off, keep serving.
                 if let Some(skipped) = conn_log.admit("accept failed") {
                     warn!(cause = %err, skipped, "monitor accept failed");
                 }
                 tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
             }
-        };
-        next_id += 1;
-        if tasks.len() >= cfg.max_monitors {
-            if let Some(skipped) = conn_log.admit("refused") {
-                warn!(%peer, limit = cfg.max_monitors, skipped, "too many monitors; connection closed");
-            }
-            drop(stream);
-            continue;
         }
-        let conn = Connection {
-            id: next_id,
-            peer,
-            snapshots: snapshots.clone(),
-            commands: commands.clone(),
-            cfg: cfg.clone(),
-            builder: builder.clone(),
-            cancel: cancel.child_token(),
-            conn_log: conn_log.clone(),
-        };
-        let span = info_span!("monitor", id = next_id, %peer);
-        tasks.spawn(conn.run(stream).instrument(span));
     }
     info!(connections = tasks.len(), "monitor server shutting down");
     cancel.cancel();
     while tasks.join_next().await.is_some() {}
+}
+
+/// How often a waiting newcomer looks again for a slot or a laggard.
+const ADMISSION_TICK: Duration = Duration::from_millis(50);
+
+/// What to do with a newcomer.
+#[derive(Debug, PartialEq, Eq)]
+enum Admission {
+    Now,
+    Wait,
+    Refuse,
+}
+
+/// The open connections, for making room.
+struct Slots {
+    epoch: Instant,
+    max: usize,
+    evict_lag: Option<Duration>,
+    admission_wait: Duration,
+    open: HashMap<u64, (Arc<Progress>, CancellationToken)>,
+    /// Connections cut off to make room that have not ended yet: they
+    /// still hold their slot.
+    leaving: usize,
+    /// Set when a newcomer waited in vain; while no slot frees after
+    /// that, newcomers are refused at once.
+    refusing: bool,
+}
+
+impl Slots {
+    fn new(cfg: &MonitorConfig) -> Slots {
+        let secs = |s: f32| Duration::from_secs_f32(s.max(0.0));
+        Slots {
+            epoch: Instant::now(),
+            max: cfg.max_monitors.max(1),
+            evict_lag: (cfg.evict_lag_secs > 0.0).then(|| secs(cfg.evict_lag_secs)),
+            admission_wait: secs(cfg.admission_wait_secs),
+            open: HashMap::new(),
+            leaving: 0,
+            refusing: false,
+        }
+    }
+
+    fn add(&mut self, id: u64, progress: Arc<Progress>, cancel: CancellationToken) {
+        self.open.insert(id, (progress, cancel));
+    }
+
+    fn remove(&mut self, id: u64) {
+        if self.open.remove(&id).is_none() {
+            self.leaving = self.leaving.saturating_sub(1);
+        }
+        self.refusing = false;
+    }
+
+    /// Whether a newcomer that has waited since `since` gets a slot now;
+    /// cuts off the monitor that lags most, beyond the limit, to make room.
+    fn admit(&mut self, now: Instant, since: Instant, log: &SharedLogLimit) -> Admission {
+        if self.open.len() + self.leaving < self.max {
+            return Admission::Now;
+        }
+        if self.leaving == 0 {
+            if let Some((id, lag)) = self.victim(now) {
+                if let Some((_, cancel)) = self.open.remove(&id) {
+                    if let Some(skipped) = log.admit("evicted") {
+                        warn!(
+                            monitor = id,
+                            unread_secs = lag.as_secs_f32(),
+                            skipped,
+                            "monitor not seen reading; closed to make room for a new one"
+                        );
+                    }
+                    cancel.cancel();
+                    self.leaving += 1;
+                }
+                return Admission::Wait;
+            }
+        }
+        if self.leaving > 0 {
+            // Room comes when the one cut off has ended.
+            return Admission::Wait;
+        }
+        if self.refusing || now.saturating_duration_since(since) >= self.admission_wait {
+            self.refusing = true;
+            return Admission::Refuse;
+        }
+        Admission::Wait
+    }
+
+    /// The monitor to close for a newcomer: the one that has left a
+    /// message unread longest, if longer than the limit; else the oldest
+    /// one not seen reading, if connected longer than the limit. Monitors
+    /// seen reading and keeping up stay.
+    fn victim(&self, now: Instant) -> Option<(u64, Duration)> {
+        let limit = self.evict_lag?;
+        let candidates = self.open.iter().map(|(id, (p, _))| (*id, p, p.lag(now)));
+        let laggard = candidates
+            .clone()
+            .filter(|(_, _, lag)| *lag > limit)
+            .max_by_key(|(id, _, lag)| (*lag, std::cmp::Reverse(*id)));
+        if let Some((id, _, lag)) = laggard {
+            return Some((id, lag));
+        }
+        candidates
+            .filter(|(_, p, _)| !p.seen_reading() && p.age(now) > limit)
+            .min_by_key(|(id, _, _)| *id)
+            .map(|(id, _, lag)| (id, lag))
+    }
+}
+
+/// Wrong trainer secrets on the whole server in the last minute.
+#[derive(Debug, Default)]
+struct AuthFailures {
+    recent: Mutex<VecDeque<Instant>>,
+}
+
+/// The window in which wrong secrets count towards the delay.
+const AUTH_FAILURE_WINDOW: Duration = Duration::from_secs(60);
+/// The delay grows up to this many times its base.
+const AUTH_DELAY_STEPS: u32 = 30;
+
+impl AuthFailures {
+    /// Records one wrong secret at `now`; returns how many there have been
+    /// in the last minute, this one included (at most [`AUTH_DELAY_STEPS`]).
+    fn record(&self, now: Instant) -> u32 {
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        while recent
+            .front()
+            .is_some_and(|t| now.saturating_duration_since(*t) > AUTH_FAILURE_WINDOW)
+        {
+            recent.pop_front();
+        }
+        if recent.len() >= AUTH_DELAY_STEPS as usize {
+            recent.pop_front();
+        }
+        recent.push_back(now);
+        recent.len() as u32
+    }
 }
 
 struct Connection {
@@ -127,19 +295,30 @@ struct Connection {
     builder: Arc<FrameBuilder>,
     cancel: CancellationToken,
     conn_log: Arc<SharedLogLimit>,
+    progress: Arc<Progress>,
+    auth_failures: Arc<AuthFailures>,
 }
 
 impl Connection {
-    async fn run(self, stream: TcpStream) {
+    /// Serves the connection; returns its id when it has ended.
+    async fn run(self, stream: TcpStream) -> u64 {
         if let Some(skipped) = self.conn_log.admit("connected") {
             info!(skipped, "monitor connected");
         }
         let _ = stream.set_nodelay(true);
+        if self.cfg.send_buffer_bytes > 0 {
+            let sock = socket2::SockRef::from(&stream);
+            if let Err(err) = sock.set_send_buffer_size(self.cfg.send_buffer_bytes) {
+                debug!(cause = %err, "cannot set the send buffer");
+            }
+        }
         let (rd, wr) = stream.into_split();
         let full_requested = Arc::new(AtomicBool::new(false));
         let (queue_tx, queue_rx) = mpsc::channel::<Bytes>(self.cfg.queue_frames.max(1));
-        let socket =
-            tokio::spawn(write_socket(wr, queue_rx, self.cancel.clone()).in_current_span());
+        let socket = tokio::spawn(
+            write_socket(wr, queue_rx, self.cancel.clone(), self.progress.clone())
+                .in_current_span(),
+        );
         // The current snapshot starts this connection's first step.
         let mut steps = self.snapshots.clone();
         steps.borrow_and_update();
@@ -153,6 +332,8 @@ impl Connection {
             budget: self.cfg.commands_per_step,
             refilled: Instant::now(),
             log: LogLimit::for_clients(),
+            auth_failures: self.auth_failures.clone(),
+            wrong_secrets: 0,
         };
         let cancel = self.cancel.clone();
         tokio::select! {
@@ -165,6 +346,7 @@ impl Connection {
         if let Some(skipped) = self.conn_log.admit("disconnected") {
             info!(peer = %self.peer, skipped, "monitor disconnected");
         }
+        self.id
     }
 
     /// Builds one message per snapshot this connection has room for.
@@ -227,23 +409,40 @@ impl Connection {
     }
 }
 
-/// Drains the queue into the socket, one whole frame at a time.
+/// Drains the queue into the socket, one whole frame at a time, and keeps
+/// `progress` up to date: before each write it reads what the peer has
+/// read of the earlier ones.
 async fn write_socket(
     mut wr: OwnedWriteHalf,
     mut queue: mpsc::Receiver<Bytes>,
     cancel: CancellationToken,
+    progress: Arc<Progress>,
 ) {
+    let mut backlog = Backlog::default();
+    if let Some(w) = peer_window(wr.as_ref()) {
+        backlog.update(w);
+    }
     loop {
         let frame = tokio::select! {
             _ = cancel.cancelled() => break,
             frame = queue.recv() => frame,
         };
         let Some(frame) = frame else { break };
+        if let Some(w) = peer_window(wr.as_ref()) {
+            progress.unread_since(backlog.update(w));
+            if backlog.seen_reading {
+                progress.reads();
+            }
+        }
+        let now = Instant::now();
+        progress.writing(Some(now));
         // A frame is never empty: the payload has at least its three parts.
         let result = tokio::select! {
             _ = cancel.cancelled() => break,
             r = wr.write_all(&frame) => r,
         };
+        progress.writing(None);
+        backlog.wrote(frame.len(), now);
         if let Err(err) = result {
             debug!(cause = %err, "monitor write failed");
             cancel.cancel();
@@ -271,6 +470,10 @@ struct Reader {
     refilled: Instant,
     /// Thins this connection's warnings.
     log: LogLimit,
+    /// Wrong secrets on the whole server.
+    auth_failures: Arc<AuthFailures>,
+    /// Wrong secrets on this connection.
+    wrong_secrets: u32,
 }
 
 impl Reader {
@@ -356,7 +559,9 @@ impl Reader {
                     continue;
                 }
                 MonitorCommand::Auth(secret) => {
-                    self.authenticate(&secret);
+                    if !self.authenticate(&secret, cancel).await {
+                        return false;
+                    }
                     continue;
                 }
                 MonitorCommand::Ignored(_) => continue,
@@ -389,20 +594,42 @@ impl Reader {
         true
     }
 
-    fn authenticate(&mut self, given: &str) {
-        match &self.cfg.trainer_secret {
-            None => debug!("`(auth ...)` without a configured secret: ignored"),
-            Some(secret) if constant_time_eq(secret.as_bytes(), given.as_bytes()) => {
-                self.authenticated = true;
-                info!("trainer authenticated");
-            }
-            Some(_) => {
-                self.authenticated = false;
-                if let Some(skipped) = self.log.admit(Instant::now()) {
-                    warn!(skipped, "wrong trainer secret: refused");
-                }
-            }
+    /// Checks a secret. A wrong one makes this connection wait
+    /// `auth_failure_delay_secs` times the number of wrong secrets on the
+    /// server in the last minute before it reads on; the
+    /// `max_auth_failures`-th closes it after that wait. False when the
+    /// connection is to be closed.
+    async fn authenticate(&mut self, given: &str, cancel: &CancellationToken) -> bool {
+        let Some(secret) = &self.cfg.trainer_secret else {
+            debug!("`(auth ...)` without a configured secret: ignored");
+            return true;
+        };
+        if constant_time_eq(secret.as_bytes(), given.as_bytes()) {
+            self.authenticated = true;
+            info!("trainer authenticated");
+            return true;
         }
+        self.authenticated = false;
+        self.wrong_secrets = self.wrong_secrets.saturating_add(1);
+        let server_wide = self.auth_failures.record(Instant::now());
+        let delay = Duration::from_secs_f32(self.cfg.auth_failure_delay_secs.max(0.0))
+            .saturating_mul(server_wide);
+        let limit = self.cfg.max_auth_failures;
+        let last = limit > 0 && self.wrong_secrets >= limit;
+        if last || self.log.admit(Instant::now()).is_some() {
+            warn!(
+                attempts = self.wrong_secrets,
+                server_wide,
+                delay_secs = delay.as_secs_f32(),
+                "wrong trainer secret: refused{}",
+                if last { "; connection closed" } else { "" }
+            );
+        }
+        tokio::select! {
+            _ = cancel.cancelled() => return false,
+            _ = tokio::time::sleep(delay) => {}
+        }
+        !last
     }
 }
 

@@ -1,9 +1,11 @@
 //! Team admission at `init` (agent-protocol.md §2.3, soccer-rules.md §10):
 //! side assignment by first appearance, uniform numbers, the robot-type
-//! composition rules, and the sideline placement queue.
+//! composition rules, the sideline placement queue, and the admission
+//! settings ([`TeamsConfig`]: team-name length, freeing an empty side).
 
 use std::sync::Arc;
 
+use serde::Deserialize;
 use thiserror::Error;
 
 use super::Side;
@@ -35,6 +37,35 @@ impl Default for CompositionRules {
     }
 }
 
+/// Team admission (`teams:` in `conf/server.ron`). Every field documents
+/// its default; a missing field takes it, an unknown field is an error.
+#[derive(Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TeamsConfig {
+    /// Longest accepted team name, bytes; an `init` with a longer name
+    /// fails (logged) and the robot gets no team. Default **20**: every
+    /// team name is echoed in other agents' vision and hear messages, and
+    /// with names up to 20 characters every agent frame stays within the
+    /// 8192-byte buffer of FCPCodebase (agent-protocol.md §1.3). The
+    /// reference has no limit.
+    pub max_name_bytes: usize,
+    /// While the play mode is BeforeKickOff, a new team name may take a
+    /// side whose team has no robots left (the name that held it is
+    /// forgotten, its sideline queue restarts). Default **false**: as in
+    /// the reference, a name keeps its side until the server restarts, so
+    /// a mistyped name that joined once blocks that side.
+    pub free_empty_side_before_kick_off: bool,
+}
+
+impl Default for TeamsConfig {
+    fn default() -> Self {
+        TeamsConfig {
+            max_name_bytes: 20,
+            free_empty_side_before_kick_off: false,
+        }
+    }
+}
+
 /// Why an `init` failed. The agent is not told; its robot is dropped from
 /// 10 m above the centre spot.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -45,6 +76,16 @@ pub enum JoinError {
     /// Team name with characters that would break clients or monitors.
     #[error("team name `{0}` has characters outside 0x21-0x7E or parentheses/quotes")]
     BadTeamName(String),
+    /// Team name longer than [`TeamsConfig::max_name_bytes`].
+    #[error("team name `{shown}` is {len} bytes long; at most {limit} are accepted")]
+    TeamNameTooLong {
+        /// The name's start, escaped.
+        shown: String,
+        /// Its length in bytes.
+        len: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// Both sides are taken by other names.
     #[error("a third team `{0}` cannot join (left and right are taken)")]
     ThirdTeam(String),
@@ -79,11 +120,13 @@ struct Team {
 }
 
 /// Both teams' names, players and placement queues. Names stay bound to
-/// their side for the life of the server.
+/// their side for the life of the server unless
+/// [`TeamsConfig::free_empty_side_before_kick_off`] is set.
 #[derive(Debug, Clone, Default)]
 pub struct TeamRegistry {
     teams: [Team; 2],
     rules: CompositionRules,
+    admission: TeamsConfig,
 }
 
 fn idx(side: Side) -> usize {
@@ -94,11 +137,13 @@ fn idx(side: Side) -> usize {
 }
 
 impl TeamRegistry {
-    /// An empty registry with these composition rules.
-    pub fn new(rules: CompositionRules) -> TeamRegistry {
+    /// An empty registry with these composition rules and admission
+    /// settings.
+    pub fn new(rules: CompositionRules, admission: TeamsConfig) -> TeamRegistry {
         TeamRegistry {
             teams: Default::default(),
             rules,
+            admission,
         }
     }
 
@@ -114,17 +159,28 @@ impl TeamRegistry {
 
     /// Admits a player: binds the team name to a side (first name left,
     /// second right), picks or checks the uniform number, checks the
-    /// composition rules. On failure nothing is reserved.
+    /// composition rules. On failure nothing is reserved. `before_kick_off`
+    /// says whether the play mode is BeforeKickOff (a side without robots
+    /// may then change hands, when the settings allow).
     pub fn join(
         &mut self,
         team_name: Option<&str>,
         unum: i64,
         robot_type: u8,
+        before_kick_off: bool,
     ) -> Result<(Side, u8, Arc<str>), JoinError> {
         let name = match team_name {
             None | Some("") => return Err(JoinError::NoTeamName),
             Some(n) => n,
         };
+        let limit = self.admission.max_name_bytes;
+        if name.len() > limit {
+            return Err(JoinError::TeamNameTooLong {
+                shown: crate::text::quote(name, 32),
+                len: name.len(),
+                limit,
+            });
+        }
         if name
             .bytes()
             .any(|b| !(0x21..=0x7e).contains(&b) || matches!(b, b'(' | b')' | b'"' | b'\''))
@@ -138,9 +194,8 @@ impl TeamRegistry {
         {
             Some(0) => Side::Left,
             Some(_) => Side::Right,
-            None => match self.teams.iter().position(|t| t.name.is_none()) {
-                Some(0) => Side::Left,
-                Some(_) => Side::Right,
+            None => match self.free_side(before_kick_off) {
+                Some(side) => side,
                 None => return Err(JoinError::ThirdTeam(name.to_owned())),
             },
         };
@@ -162,15 +217,35 @@ impl TeamRegistry {
         self.check_composition(team, name, robot_type)?;
         let team = &mut self.teams[idx(side)];
         let arc: Arc<str> = match &team.name {
-            Some(n) => n.clone(),
-            None => {
+            Some(n) if &**n == name => n.clone(),
+            _ => {
+                // A new name for the side: a never-used side, or an empty
+                // one taken over before kick-off with a fresh queue.
                 let n: Arc<str> = Arc::from(name);
                 team.name = Some(n.clone());
+                team.placements = 0;
                 n
             }
         };
         team.players[unum as usize - 1] = Some(robot_type);
         Ok((side, unum, arc))
+    }
+
+    /// The side a new team name gets: the first one no name holds, else
+    /// (when allowed and before kick-off) the first one without robots.
+    fn free_side(&self, before_kick_off: bool) -> Option<Side> {
+        let side = |i: usize| if i == 0 { Side::Left } else { Side::Right };
+        if let Some(i) = self.teams.iter().position(|t| t.name.is_none()) {
+            return Some(side(i));
+        }
+        if self.admission.free_empty_side_before_kick_off && before_kick_off {
+            return self
+                .teams
+                .iter()
+                .position(|t| t.players.iter().all(Option::is_none))
+                .map(side);
+        }
+        None
     }
 
     fn check_composition(&self, team: &Team, name: &str, t: u8) -> Result<(), JoinError> {
@@ -262,57 +337,121 @@ mod tests {
     fn sides_numbers_and_third_team() {
         let mut r = TeamRegistry::default();
         assert_eq!(
-            r.join(Some("A"), 0, 0).map(|x| (x.0, x.1)),
+            r.join(Some("A"), 0, 0, false).map(|x| (x.0, x.1)),
             Ok((Side::Left, 1))
         );
         assert_eq!(
-            r.join(Some("B"), 5, 0).map(|x| (x.0, x.1)),
+            r.join(Some("B"), 5, 0, false).map(|x| (x.0, x.1)),
             Ok((Side::Right, 5))
         );
         assert_eq!(
-            r.join(Some("A"), 0, 1).map(|x| (x.0, x.1)),
+            r.join(Some("A"), 0, 1, false).map(|x| (x.0, x.1)),
             Ok((Side::Left, 2))
         );
         assert!(matches!(
-            r.join(Some("C"), 0, 0),
+            r.join(Some("C"), 0, 0, false),
             Err(JoinError::ThirdTeam(_))
         ));
         assert!(matches!(
-            r.join(Some("A"), 1, 2),
+            r.join(Some("A"), 1, 2, false),
             Err(JoinError::UnumTaken(1, _))
         ));
         assert!(matches!(
-            r.join(Some("A"), 12, 2),
+            r.join(Some("A"), 12, 2, false),
             Err(JoinError::UnumOutOfRange(12))
         ));
         assert!(matches!(
-            r.join(Some("A"), -1, 2),
+            r.join(Some("A"), -1, 2, false),
             Err(JoinError::UnumOutOfRange(-1))
         ));
-        assert!(matches!(r.join(None, 3, 2), Err(JoinError::NoTeamName)));
         assert!(matches!(
-            r.join(Some("a b"), 3, 2),
+            r.join(None, 3, 2, false),
+            Err(JoinError::NoTeamName)
+        ));
+        assert!(matches!(
+            r.join(Some("a b"), 3, 2, false),
             Err(JoinError::BadTeamName(_))
         ));
         r.leave(Side::Left, 1);
-        assert_eq!(r.join(Some("A"), 0, 3).map(|x| x.1), Ok(1));
+        assert_eq!(r.join(Some("A"), 0, 3, false).map(|x| x.1), Ok(1));
         // Names stay bound even when a team is empty.
         r.leave(Side::Right, 5);
-        assert_eq!(r.join(Some("B"), 0, 0).map(|x| x.0), Ok(Side::Right));
+        assert_eq!(r.join(Some("B"), 0, 0, false).map(|x| x.0), Ok(Side::Right));
+    }
+
+    #[test]
+    fn team_names_longer_than_the_limit_fail() {
+        let mut r = TeamRegistry::default();
+        let long = "N".repeat(21);
+        assert!(matches!(
+            r.join(Some(&long), 1, 0, true),
+            Err(JoinError::TeamNameTooLong {
+                len: 21,
+                limit: 20,
+                ..
+            })
+        ));
+        // Nothing was bound: the next name still gets the left side.
+        let at_limit = "N".repeat(20);
+        assert_eq!(
+            r.join(Some(&at_limit), 1, 0, true).map(|x| x.0),
+            Ok(Side::Left)
+        );
+        let huge = "x".repeat(16 * 1024);
+        let err = r.join(Some(&huge), 1, 0, true).unwrap_err();
+        assert!(err.to_string().len() < 200, "{err}");
+    }
+
+    #[test]
+    fn an_empty_side_changes_hands_only_when_allowed_and_before_kick_off() {
+        let admission = |free| TeamsConfig {
+            free_empty_side_before_kick_off: free,
+            ..TeamsConfig::default()
+        };
+        let mut kept = TeamRegistry::new(CompositionRules::default(), admission(false));
+        kept.join(Some("Typo"), 1, 0, true).unwrap();
+        kept.join(Some("B"), 1, 0, true).unwrap();
+        kept.leave(Side::Left, 1);
+        assert!(matches!(
+            kept.join(Some("A"), 1, 0, true),
+            Err(JoinError::ThirdTeam(_))
+        ));
+
+        let mut freed = TeamRegistry::new(CompositionRules::default(), admission(true));
+        freed.join(Some("Typo"), 1, 0, true).unwrap();
+        freed.join(Some("B"), 1, 0, true).unwrap();
+        freed.next_sideline_slot(Side::Left, 30.0, 20.0, 0.4);
+        // A side with robots is never taken, nor an empty one after kick-off.
+        assert!(freed.join(Some("A"), 1, 0, true).is_err());
+        freed.leave(Side::Left, 1);
+        assert!(freed.join(Some("A"), 1, 0, false).is_err());
+        let (side, unum, name) = freed.join(Some("A"), 1, 0, true).unwrap();
+        assert_eq!((side, unum, &*name), (Side::Left, 1, "A"));
+        assert_eq!(freed.name(Side::Left).map(|n| &**n), Some("A"));
+        // The new team's queue starts at the first slot.
+        assert_eq!(
+            freed.next_sideline_slot(Side::Left, 30.0, 20.0, 0.4),
+            (-14.2, 9.2, 0.0)
+        );
+        // The old name is a third team now.
+        assert!(matches!(
+            freed.join(Some("Typo"), 2, 0, true),
+            Err(JoinError::ThirdTeam(_))
+        ));
     }
 
     #[test]
     fn only_type_zero_gives_seven_players() {
         let mut r = TeamRegistry::default();
         for i in 1..=7 {
-            assert!(r.join(Some("A"), i, 0).is_ok(), "player {i}");
+            assert!(r.join(Some("A"), i, 0, false).is_ok(), "player {i}");
         }
         assert!(matches!(
-            r.join(Some("A"), 8, 0),
+            r.join(Some("A"), 8, 0, false),
             Err(JoinError::Composition { .. })
         ));
         // A failed join reserves nothing: number 8 is still free.
-        assert_eq!(r.join(Some("A"), 8, 1).map(|x| x.1), Ok(8));
+        assert_eq!(r.join(Some("A"), 8, 1, false).map(|x| x.1), Ok(8));
     }
 
     #[test]
@@ -320,7 +459,7 @@ mod tests {
         let mut r = TeamRegistry::default();
         for (i, t) in [0u8, 1, 1, 1, 2, 3, 3, 3, 4, 4, 4].iter().enumerate() {
             assert!(
-                r.join(Some("FCP"), i as i64 + 1, *t).is_ok(),
+                r.join(Some("FCP"), i as i64 + 1, *t, false).is_ok(),
                 "player {}",
                 i + 1
             );
@@ -333,16 +472,16 @@ mod tests {
         let mut r = TeamRegistry::default();
         // 7 of type 0, 2 of type 1: 2 slots left, 1 type missing.
         for i in 1..=7 {
-            r.join(Some("A"), i, 0).unwrap();
+            r.join(Some("A"), i, 0, false).unwrap();
         }
-        r.join(Some("A"), 8, 1).unwrap();
+        r.join(Some("A"), 8, 1, false).unwrap();
         // MaxSumTwo: 7 + 2 = 9 allowed.
-        r.join(Some("A"), 9, 1).unwrap();
+        r.join(Some("A"), 9, 1, false).unwrap();
         assert!(matches!(
-            r.join(Some("A"), 10, 1),
+            r.join(Some("A"), 10, 1, false),
             Err(JoinError::Composition { .. })
         ));
-        assert!(r.join(Some("A"), 10, 2).is_ok());
+        assert!(r.join(Some("A"), 10, 2, false).is_ok());
     }
 
     #[test]

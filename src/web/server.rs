@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -255,7 +255,15 @@ async fn asset(axum::extract::Path(file): axum::extract::Path<String>) -> Respon
     }
 }
 
-async fn websocket(ws: WebSocketUpgrade, State(app): State<Arc<App>>) -> Response {
+async fn websocket(
+    ws: WebSocketUpgrade,
+    headers: HeaderMap,
+    State(app): State<Arc<App>>,
+) -> Response {
+    if let Err(refusal) = same_origin(&headers) {
+        warn!(%refusal, "web viewer from another origin; refused");
+        return (StatusCode::FORBIDDEN, "cross-origin WebSocket refused").into_response();
+    }
     let Ok(permit) = app.viewers.clone().try_acquire_owned() else {
         if let Some(skipped) = app.log.admit("refused") {
             warn!(
@@ -294,6 +302,70 @@ async fn websocket(ws: WebSocketUpgrade, State(app): State<Arc<App>>) -> Respons
             }
             .instrument(span)
         })
+}
+
+/// Why a WebSocket handshake was refused for its `Origin`; shown escaped
+/// and cut short, since the header is client text.
+#[derive(Debug, PartialEq, Eq)]
+pub struct CrossOrigin {
+    origin: String,
+    host: String,
+}
+
+impl std::fmt::Display for CrossOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let shown = |s: &str| crate::text::quote(s, 100);
+        write!(
+            f,
+            "Origin `{}` is not the page's own (Host `{}`)",
+            shown(&self.origin),
+            shown(&self.host)
+        )
+    }
+}
+
+/// Accepts a WebSocket handshake without an `Origin` header (browsers
+/// always send one on WebSockets; scripts and tools send none) or with the
+/// origin of the page this server serves: `http://` or `https://`, then
+/// exactly the `Host` the request was sent to (host names compared without
+/// regard to case, a missing port meaning the scheme's default). Anything
+/// else, `null` included, is another site's page driving the viewer's
+/// browser, and its trainer commands would reach the match.
+pub fn same_origin(headers: &HeaderMap) -> Result<(), CrossOrigin> {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return Ok(());
+    };
+    let text = |v: Option<&header::HeaderValue>| {
+        v.map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .unwrap_or_default()
+    };
+    let refusal = || CrossOrigin {
+        origin: text(Some(origin)),
+        host: text(headers.get(header::HOST)),
+    };
+    let origin = origin.to_str().map_err(|_| refusal())?;
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .ok_or_else(refusal)?;
+    let (scheme, authority) = origin.split_once("://").ok_or_else(refusal)?;
+    let default_port = match scheme.to_ascii_lowercase().as_str() {
+        "http" => 80,
+        "https" => 443,
+        _ => return Err(refusal()),
+    };
+    let with_port = |authority: &str| -> Option<(String, u16)> {
+        // `[v6]:port`, `name:port`, or either without a port.
+        let (name, port) = match authority.rsplit_once(':') {
+            Some((name, port)) if !port.contains(']') => (name, port.parse().ok()?),
+            _ => (authority, default_port),
+        };
+        (!name.is_empty()).then(|| (name.to_ascii_lowercase(), port))
+    };
+    match (with_port(authority), with_port(host)) {
+        (Some(a), Some(b)) if a == b => Ok(()),
+        _ => Err(refusal()),
+    }
 }
 
 /// Follows the snapshot channel and publishes one encoded message per
@@ -617,4 +689,55 @@ struct Cursor {
     frame: usize,
     playing: bool,
     speed: f32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(origin: Option<&str>, host: Option<&str>) -> bool {
+        let mut h = HeaderMap::new();
+        if let Some(o) = origin {
+            h.insert(header::ORIGIN, o.parse().unwrap());
+        }
+        if let Some(v) = host {
+            h.insert(header::HOST, v.parse().unwrap());
+        }
+        same_origin(&h).is_ok()
+    }
+
+    #[test]
+    fn only_the_pages_own_origin_or_none_is_accepted() {
+        let host = Some("127.0.0.1:8080");
+        assert!(check(None, host));
+        assert!(check(Some("http://127.0.0.1:8080"), host));
+        assert!(check(Some("HTTP://LocalHost:8080"), Some("localhost:8080")));
+        assert!(check(Some("http://field.lan"), Some("field.lan")));
+        assert!(check(Some("http://field.lan"), Some("field.lan:80")));
+        assert!(check(Some("https://field.lan"), Some("field.lan:443")));
+        assert!(check(Some("http://[::1]:8080"), Some("[::1]:8080")));
+        assert!(!check(Some("http://evil.example"), host));
+        assert!(!check(Some("http://evil.example:8080"), host));
+        assert!(!check(Some("http://127.0.0.1:8081"), host));
+        assert!(!check(Some("https://127.0.0.1:8080/"), host));
+        assert!(!check(Some("null"), host));
+        assert!(!check(Some("file://"), host));
+        assert!(!check(Some("http://127.0.0.1:8080"), None));
+        assert!(!check(Some("http://[::1]"), Some("[::1]:8080")));
+    }
+
+    #[test]
+    fn refusals_quote_the_headers_escaped_and_short() {
+        let mut h = HeaderMap::new();
+        let mut long = format!("http://{}", "e".repeat(5000)).into_bytes();
+        long.push(0xff);
+        h.insert(
+            header::ORIGIN,
+            header::HeaderValue::from_bytes(&long).unwrap(),
+        );
+        h.insert(header::HOST, "localhost:8080".parse().unwrap());
+        let shown = same_origin(&h).unwrap_err().to_string();
+        assert!(shown.len() < 300, "{shown}");
+        assert!(shown.starts_with("Origin `http://eee"), "{shown}");
+    }
 }

@@ -3,7 +3,13 @@
 
 mod util;
 
+/// The whole server for end-to-end tests (`tests/util`).
+#[path = "../util/mod.rs"]
+mod harness;
+
 mod commands;
 mod frames;
+mod hostile;
 mod log;
 mod server;
+mod teams;

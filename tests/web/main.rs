@@ -8,5 +8,6 @@ mod util;
 mod browser;
 mod chrome;
 mod harness;
+mod origin;
 mod pixels;
 mod stream;

@@ -152,11 +152,14 @@ impl Simulation {
         let world = World::with_field(&physics, &FieldSize::from_rules(&cfg.rules))?;
         let models = ModelLibrary::load(&cfg.resolved_models_dir())?;
         let referee = Referee::new(cfg.rules.clone());
-        let teams = TeamRegistry::new(CompositionRules {
-            max_robot_type_count: cfg.rules.max_robot_type_count as usize,
-            min_robot_types_count: cfg.rules.min_robot_types_count as usize,
-            max_sum_two_robot_types: cfg.rules.max_sum_two_robot_types as usize,
-        });
+        let teams = TeamRegistry::new(
+            CompositionRules {
+                max_robot_type_count: cfg.rules.max_robot_type_count as usize,
+                min_robot_types_count: cfg.rules.min_robot_types_count as usize,
+                max_sum_two_robot_types: cfg.rules.max_sum_two_robot_types as usize,
+            },
+            cfg.teams.clone(),
+        );
         Ok(Simulation {
             cfg,
             world,

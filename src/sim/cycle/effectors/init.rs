@@ -6,6 +6,7 @@ use tracing::{info, warn};
 use crate::text::logged;
 
 use crate::log_limit::LogLimit;
+use crate::rules::PlayMode;
 use crate::sim::cycle::{placement_height, AgentStatus, ConnId, Simulation};
 
 impl Simulation {
@@ -27,10 +28,13 @@ impl Simulation {
             else {
                 continue;
             };
-            match self
-                .teams
-                .join(init.team.as_deref(), init.unum, model.robot_type)
-            {
+            let before_kick_off = self.referee.play_mode() == PlayMode::BeforeKickOff;
+            match self.teams.join(
+                init.team.as_deref(),
+                init.unum,
+                model.robot_type,
+                before_kick_off,
+            ) {
                 Ok((side, unum, team)) => {
                     agent.side = Some(side);
                     agent.unum = unum;
