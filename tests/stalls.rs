@@ -117,9 +117,7 @@ async fn a_one_loop_client_with_eleven_new_agents_never_stalls_the_barrier_with_
         // a round, after the others' frames of the next cycle: it needs the
         // reference's grace period (the server's default waits for every
         // robot's answer from its first frame on, so that runs are
-        // reproducible and slow starters are not run ahead of). The frame
-        // sent while its `init` waits for the step needs no answer in
-        // either setting.
+        // reproducible and slow starters are not run ahead of).
         let server = TestServer::start(Config {
             sync_wait_for_agents: 0,
             sync_grace_frames: 5,

@@ -57,9 +57,6 @@ pub(super) struct Agent {
     /// `scene`: its grace period is over, every later frame waits for its
     /// answer.
     pub(super) in_lockstep: bool,
-    /// `frames_sent` when the agent joined its team (the next frame is the
-    /// first whose GS names its number).
-    pub(super) joined_at_frame: Option<u64>,
     /// The sync timeout ran out waiting for this agent: the cycles run
     /// without it until it sends something again.
     pub(super) left_behind: bool,
@@ -123,7 +120,6 @@ impl Simulation {
                 synced: false,
                 got_message: false,
                 in_lockstep: false,
-                joined_at_frame: None,
                 left_behind: false,
                 closing: false,
                 scene_failed: false,

@@ -10,14 +10,13 @@
 //! reference's clients do) holds up the cycle instead of finding hundreds
 //! of frames queued and being left behind.
 //!
-//! Two frames need no answer: those sent while the agent's `init` waited
-//! for the step that carries it out (they cannot show the number it asked
-//! for, and clients that wait for their number before acting would
-//! otherwise never answer), and, with `sync_grace_frames` = N, the first N
-//! frames (the reference's grace period: it does not wait for a new
-//! connection in its first five cycles). With `sync_timeout_ms`, an agent
-//! that has not answered in time is left behind: the cycles run without it
-//! until it sends something again.
+//! With `sync_grace_frames` = N the first N frames of a robot need no
+//! answer (the reference's grace period: it does not wait for a new
+//! connection in its first five cycles), for clients that read a new
+//! agent's first frames late; the cycles in which such an agent's commands
+//! land then depend on timing. With `sync_timeout_ms`, an agent that has
+//! not answered in time is left behind: the cycles run without it until it
+//! sends something again.
 
 use super::agent::Agent;
 use super::Simulation;
@@ -56,9 +55,7 @@ impl Simulation {
             return !a.synced;
         }
         let grace = a.frames_sent <= u64::from(self.cfg.sync_grace_frames);
-        // The newest frame was sent before the agent's `init` took effect.
-        let before_its_number = a.joined_at_frame == Some(a.frames_sent);
-        !(a.got_message || grace || before_its_number)
+        !(a.got_message || grace)
     }
 
     /// Agents the barrier is waiting for (for the sync-timeout log line).

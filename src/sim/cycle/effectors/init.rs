@@ -40,7 +40,6 @@ impl Simulation {
                     agent.unum = unum;
                     agent.team = Some(team);
                     agent.announce_identity = true;
-                    agent.joined_at_frame = Some(agent.frames_sent);
                     self.report.status.push((
                         conn,
                         AgentStatus::Joined {
