@@ -24,8 +24,9 @@ pub struct WorldSnapshot {
     /// Every robot on the field, ordered by (left team, right team, no
     /// team), then uniform number, then robot id.
     pub robots: Vec<RobotSnapshot>,
-    /// Increases whenever a robot joins or leaves the scene; consumers send
-    /// a full state when it changes.
+    /// Increases whenever a robot joins or leaves the scene. Monitors and
+    /// the match log decide on full states from the robots they show, not
+    /// from this count.
     pub structure_version: u64,
 }
 
