@@ -97,11 +97,14 @@ pub struct PhysicsConfig {
     /// Friction coefficient of robot parts (combined with `Max`). The
     /// reference has unbounded friction. Default 1.0.
     pub robot_friction: f32,
-    /// Friction coefficient of the ball. Default 1.0.
+    /// Friction coefficient of the ball (Coulomb, combined by average):
+    /// against robots, goals and walls, and against the ground when
+    /// `ball_ground_slip_damping` is 0. Default 1.0.
     pub ball_friction: f32,
     /// Restitution of the ball (tuned to the reference drop traces: the
-    /// first rebound apex of the 1 m drop is then 0.441 m, reference
-    /// 0.432 m). Default 0.75.
+    /// first rebound apex of the 1 m drop is then 0.447 m, reference
+    /// 0.432 m; of the 0.5 m drop 0.246 m, reference 0.249 m). Default
+    /// 0.75.
     pub ball_restitution: f32,
     /// Restitution of robot-ball contacts. Default 0.8, the reference's
     /// bounce for robot-ball pairs (the kick trace f_kick then sends the
@@ -127,6 +130,15 @@ pub struct PhysicsConfig {
     /// (`prediction_distance`), it is nearest the reference both one step
     /// from its recorded states and replayed open-loop (RESULTS.md).
     pub ground_slip_damping: f32,
+    /// Ball-ground friction as in the reference: no Coulomb limit, a
+    /// viscous resistance to sliding of this many N·s/m at the ball's
+    /// lowest point while it touches the ground (`src/sim/world/slip.rs`).
+    /// The reference's ball-ground slip 0.3025 gives 3.306: a ball sliding
+    /// without spin keeps 10 % of its slip after one step, so it rolls
+    /// within two, also when it only grazes the ground or leaves it.
+    /// 0 = rapier's Coulomb friction with `ball_friction` instead. Default
+    /// 3.306.
+    pub ball_ground_slip_damping: f32,
     /// Take the ground slip joints' contact points from the parts' shapes
     /// at the poses the step starts from, as the reference does, instead
     /// of rapier's contacts as last detected (at the start of the previous
@@ -173,6 +185,14 @@ pub struct PhysicsConfig {
     pub ball_linear_drag: f32,
     /// Angular drag of the ball, N·m per rad/s. Default 5e-5.
     pub ball_angular_drag: f32,
+    /// Apply the ball's drag as the reference does: an external force and
+    /// torque from its velocities before each step (`src/sim/world/drag.rs`),
+    /// instead of rapier body damping, which acts after the step's solve.
+    /// With it a ball rolling from 2 m/s slows by the reference's factor
+    /// 0.979 per step (damping: 0.980, its spin 5 % short of rolling) and a
+    /// ball in flight moves as the reference's from the first step.
+    /// Default true.
+    pub ball_drag_as_forces: bool,
     /// Contact spring natural frequency (rapier), Hz. Default 30.
     pub contact_natural_frequency: f32,
     /// Contact spring damping ratio (rapier). Default 5.
@@ -279,6 +299,7 @@ impl Default for PhysicsConfig {
             robot_ball_restitution: 0.8,
             ball_ground_layer: 0.00145,
             ground_slip_damping: 200.0,
+            ball_ground_slip_damping: 3.306,
             slip_contacts_at_step_start: true,
             static_restitution: 0.8,
             part_linear_drag: 0.01,
@@ -288,6 +309,7 @@ impl Default for PhysicsConfig {
             root_angular_damping: 0.0,
             ball_linear_drag: 0.01,
             ball_angular_drag: 5e-5,
+            ball_drag_as_forces: true,
             contact_natural_frequency: 30.0,
             contact_damping_ratio: 5.0,
             allowed_linear_error: 0.001,

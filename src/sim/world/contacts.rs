@@ -1,6 +1,7 @@
 //! Contacts: the hooks that drop a robot's self-contacts and the contacts
 //! of robots put inside each other, set the robot-ball restitution and
-//! take Coulomb friction off robot-ground contacts (see `slip.rs`),
+//! take Coulomb friction off robot-ground and ball-ground contacts (see
+//! `slip.rs`),
 //! and what is read back after a step (foot forces, ball touches, robots
 //! touching each other).
 
@@ -20,7 +21,7 @@ use super::{
 /// Drops contacts between two parts of the same robot and between two
 /// robots that were put inside each other (`World::ghosts`), sets the
 /// restitution of robot-ball contacts and takes the Coulomb friction off
-/// robot-ground contacts when slip joints replace it.
+/// robot-ground and ball-ground contacts when slip joints replace it.
 pub(super) struct ContactRules<'a> {
     pub(super) robot_ball_restitution: f32,
     /// Extra depth at which the ball rests in the ground (`ball_ground_layer`).
@@ -28,6 +29,9 @@ pub(super) struct ContactRules<'a> {
     /// Robot-ground contacts have no Coulomb friction: the slip joints
     /// (`slip.rs`) hold them.
     pub(super) ground_slip: bool,
+    /// Ball-ground contacts have no Coulomb friction: the ball's slip
+    /// joint (`slip.rs`) holds them.
+    pub(super) ball_ground_slip: bool,
     pub(super) ghosts: &'a BTreeSet<(RobotHandle, RobotHandle)>,
 }
 
@@ -53,6 +57,16 @@ impl PhysicsHooks for ContactRules<'_> {
             (a, b),
             (Some(KIND_PART), Some(KIND_GROUND)) | (Some(KIND_GROUND), Some(KIND_PART))
         );
+        // The ball's centre, when the ball is the pair's second body (the
+        // ground collider is created first, so the narrow phase pairs it
+        // as the first).
+        let ball_centre = if b == Some(KIND_BALL) {
+            ctx.rigid_body2
+                .and_then(|h| ctx.bodies.get(h))
+                .map(|rb| rb.translation())
+        } else {
+            None
+        };
         // Friction and restitution are per manifold in rapier.
         let Some(m) = ctx.rigid_mut() else {
             return;
@@ -61,7 +75,23 @@ impl PhysicsHooks for ContactRules<'_> {
             *m.restitution = self.robot_ball_restitution;
         } else if self.ground_slip && robot_ground {
             *m.friction = 0.0;
-        } else if ball_ground && self.ball_ground_layer > 0.0 {
+        } else if ball_ground {
+            if self.ball_ground_slip {
+                *m.friction = 0.0;
+                // Without friction the contact needs no lever arm: its
+                // point on the ball goes to the ball's centre (rapier keeps
+                // the normal offset as the separation), so that the
+                // solver's tracking of the separation within the step
+                // follows the centre. A point on the surface turns with
+                // the ball: a ball rolling at 2.5 m/s carries it 3 cm up
+                // per step, which the solver takes for the ball lifting
+                // off, and the ball sinks and hops.
+                if let Some(centre) = ball_centre {
+                    for c in m.solver_contacts.iter_mut() {
+                        c.anchor2 = centre;
+                    }
+                }
+            }
             for c in m.solver_contacts.iter_mut() {
                 c.dist += self.ball_ground_layer;
             }

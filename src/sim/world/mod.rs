@@ -24,19 +24,21 @@
 //!   (drift-free brake); plain hard limits (no stop bounce);
 //! * no self-collision: a contact filter hook drops pairs of one robot;
 //!   the same hook sets the robot-ball restitution;
-//! * drag: the ball's as rapier damping; articulated robots' parts get
-//!   the reference's drag as external forces before each step (`drag`,
-//!   `part_drag_as_forces`; rapier's body damping does not act on the
-//!   links of a multibody);
+//! * drag: the ball and articulated robots' parts get the reference's
+//!   drag as external forces before each step (`drag`,
+//!   `ball_drag_as_forces`, `part_drag_as_forces`; rapier's body damping
+//!   acts after the solve and not at all on the links of a multibody);
 //! * velocity-product forces explicit as in the reference: forces before
 //!   each step cancel rapier's linearisation of a robot's Coriolis and
 //!   centripetal forces in the coming velocity (`coriolis`);
-//! * robot-ground friction: the reference's slip law (no Coulomb limit, a
-//!   viscous resistance per contact point) through slip joints (`slip`);
+//! * robot-ground and ball-ground friction: the reference's slip law (no
+//!   Coulomb limit, a viscous resistance per contact point) through slip
+//!   joints (`slip`);
 //! * the reference's joints stretch under fast motion (its first-order
 //!   integration): each hinge carries that separation and the parts'
 //!   shapes and poses are shifted by it (`stretch`);
-//! * sleeping disabled for robots and ball.
+//! * sleeping disabled for robots and ball; the ball may spin faster
+//!   than rapier's default cap of 45° per step.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -165,6 +167,8 @@ pub struct World {
     ball_collider: ColliderHandle,
     /// A fixed body at the origin: the ground end of the slip joints.
     ground_body: RigidBodyHandle,
+    /// The ball's ground slip joint, once the ball has touched the ground.
+    ball_slip: Option<ImpulseJointHandle>,
     robots: BTreeMap<RobotHandle, Robot>,
     next_robot: u32,
     touches: BTreeSet<RobotHandle>,
@@ -259,10 +263,23 @@ impl World {
                     ball.mass,
                     to_vec(&Vector3::repeat(inertia)),
                 ))
-                .linear_damping(cfg.ball_linear_drag / ball.mass)
-                .angular_damping(cfg.ball_angular_drag / inertia)
+                .linear_damping(if cfg.ball_drag_as_forces {
+                    0.0
+                } else {
+                    cfg.ball_linear_drag / ball.mass
+                })
+                .angular_damping(if cfg.ball_drag_as_forces {
+                    0.0
+                } else {
+                    cfg.ball_angular_drag / inertia
+                })
                 .can_sleep(cfg.allow_sleep)
                 .ccd_enabled(true)
+                // Rapier caps a body's spin at 45° per step by default
+                // (39 rad/s here), which a ball rolling faster than
+                // 1.65 m/s exceeds; a sphere's spin does not matter to its
+                // collision detection.
+                .allow_fast_rotation(true)
                 .build(),
         );
         let ball_collider = colliders.insert_with_parent(
@@ -295,6 +312,7 @@ impl World {
             ball_body,
             ball_collider,
             ground_body,
+            ball_slip: None,
             robots: BTreeMap::new(),
             next_robot: 1,
             touches: BTreeSet::new(),
@@ -333,14 +351,17 @@ impl World {
             self.recover_runaways();
             self.update_motors();
             self.update_slip_joints();
+            self.update_ball_slip_joint();
             self.limit_velocities();
             self.stretch_before_step();
             self.add_part_drag();
+            self.add_ball_drag();
             self.add_explicit_coriolis(self.params.dt);
             let hooks = ContactRules {
                 robot_ball_restitution: self.cfg.robot_ball_restitution,
                 ball_ground_layer: self.cfg.ball_ground_layer,
                 ground_slip: self.cfg.ground_slip_damping > 0.0,
+                ball_ground_slip: self.cfg.ball_ground_slip_damping > 0.0,
                 ghosts: &self.ghosts,
             };
             self.pipeline.step(
@@ -510,6 +531,22 @@ impl World {
         self.bodies
             .get(self.ball_body)
             .map(|b| from_vec(b.linvel()))
+            .unwrap_or_else(Vector3::zeros)
+    }
+
+    /// Ball radius (m).
+    fn ball_radius(&self) -> f32 {
+        self.colliders
+            .get(self.ball_collider)
+            .and_then(|c| c.shape().as_ball().map(|b| b.radius))
+            .unwrap_or(0.042)
+    }
+
+    /// Ball angular velocity (rad/s, field frame).
+    pub fn ball_angular_velocity(&self) -> Vector3<f32> {
+        self.bodies
+            .get(self.ball_body)
+            .map(|b| from_vec(b.angvel()))
             .unwrap_or_else(Vector3::zeros)
     }
 

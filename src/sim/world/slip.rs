@@ -12,6 +12,14 @@
 //! implicitly, so the creep is exact and stable however stiff. The ground
 //! is the plane z = 0: its normal is the joints' z axis.
 //!
+//! The ball's ground contact follows the same law with its own slip
+//! (`ball_ground_slip_damping`): one joint at the ball's lowest point,
+//! where the reference puts its sphere-plane contact, whose lever arm is
+//! the full radius however deep the ball sinks in. Its tangential motors
+//! turn a sliding ball's slip into spin in a step or two, also while the
+//! ball is leaving the ground (the reference's friction rows do not
+//! depend on the normal force either), and never spin it past rolling.
+//!
 //! Where the contact points come from is a setting
 //! (`slip_contacts_at_step_start`): rapier's contacts as last detected,
 //! i.e. at the start of the previous step (one cycle late: a lifting foot
@@ -106,6 +114,63 @@ impl World {
                             );
                     }
                 }
+            }
+        }
+    }
+}
+
+impl World {
+    /// Sets the ball's slip joint for the coming step: while the ball
+    /// touches the ground plane (its centre no higher than its radius, as
+    /// the reference's collision test at the step's start), a joint from
+    /// the ground to the ball's lowest point with force-based velocity
+    /// motors of zero target along x and y; otherwise the joint is off.
+    /// The ball's own contacts with the ground then carry no Coulomb
+    /// friction (`contacts.rs`).
+    pub(super) fn update_ball_slip_joint(&mut self) {
+        let damping = self.cfg.ball_ground_slip_damping;
+        if damping <= 0.0 {
+            return;
+        }
+        let radius = self.ball_radius();
+        let Some(ball) = self.bodies.get(self.ball_body) else {
+            return;
+        };
+        let pose = from_pose(ball.position());
+        let centre = pose.translation.vector;
+        if centre.z > radius {
+            if let Some(j) = self
+                .ball_slip
+                .and_then(|jh| self.impulse_joints.get_mut(jh, false))
+            {
+                j.data.set_enabled(false);
+            }
+            return;
+        }
+        let lowest = centre - Vector3::z() * radius;
+        let frame1 = Isometry3::from_parts(Translation3::from(lowest), UnitQuaternion::identity());
+        let frame2 = pose.inverse() * frame1;
+        let mut joint = GenericJoint::new(JointAxesMask::empty());
+        joint
+            .set_local_frame1(to_pose(&frame1))
+            .set_local_frame2(to_pose(&frame2))
+            .set_contacts_enabled(true);
+        for axis in [JointAxis::LinX, JointAxis::LinY] {
+            joint.set_motor_model(axis, MotorModel::ForceBased);
+            joint.set_motor_velocity(axis, 0.0, damping);
+        }
+        match self
+            .ball_slip
+            .and_then(|jh| self.impulse_joints.get_mut(jh, false))
+        {
+            Some(j) => j.data = joint,
+            None => {
+                self.ball_slip = Some(self.impulse_joints.insert(
+                    self.ground_body,
+                    self.ball_body,
+                    joint,
+                    false,
+                ));
             }
         }
     }

@@ -1,5 +1,5 @@
 //! External forces that hold for one step only: a joint stop's motor
-//! torque (`motors`), the parts' drag (`drag`) and the compensation of
+//! torque (`motors`), the parts' and the ball's drag (`drag`) and the compensation of
 //! rapier's linearised velocity-product forces (`coriolis`). Each is computed from the state the step starts from,
 //! added to the parts' external force and torque before the step, and
 //! taken off after it, so that what the parts carried before (a trainer's
@@ -18,8 +18,8 @@ pub(super) struct PartForce {
     pub(super) torque: Vector,
 }
 
-/// The articulated robots' parts' external forces before the step's own
-/// were added, and the buffer the step's own are computed into; both kept
+/// The articulated robots' parts' and the ball's external forces before
+/// the step's own were added, and the buffer the step's own are computed into; both kept
 /// across steps.
 #[derive(Debug, Default)]
 pub(super) struct StepForces {
@@ -30,25 +30,26 @@ pub(super) struct StepForces {
 impl World {
     /// Adds `self.step_forces.pending` to the parts' external forces for
     /// the coming step (and empties it). The first call of a step
-    /// remembers the external forces every articulated robot's parts had.
+    /// remembers the external forces every articulated robot's parts and
+    /// the ball had.
     pub(super) fn add_step_forces(&mut self) {
         if self.step_forces.pending.is_empty() {
             return;
         }
         let StepForces { before, pending } = &mut self.step_forces;
         if before.is_empty() {
-            for r in self.robots.values() {
-                if !matches!(r.joints.first(), Some(JointRef::Multibody(_))) {
-                    continue;
-                }
-                for &body in &r.bodies {
-                    if let Some(rb) = self.bodies.get(body) {
-                        before.push(PartForce {
-                            body,
-                            force: rb.user_force(),
-                            torque: rb.user_torque(),
-                        });
-                    }
+            let parts = self
+                .robots
+                .values()
+                .filter(|r| matches!(r.joints.first(), Some(JointRef::Multibody(_))))
+                .flat_map(|r| r.bodies.iter().copied());
+            for body in parts.chain(std::iter::once(self.ball_body)) {
+                if let Some(rb) = self.bodies.get(body) {
+                    before.push(PartForce {
+                        body,
+                        force: rb.user_force(),
+                        torque: rb.user_torque(),
+                    });
                 }
             }
         }
