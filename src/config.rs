@@ -121,13 +121,17 @@ pub struct Config {
     /// the limit bounds what one frame can cost the server (see also
     /// [`crate::sexp::MAX_NODES`]).
     pub max_agent_frame: usize,
-    /// Maximum simultaneous agent connections; more are refused. Default 64.
+    /// Maximum simultaneous agent connections. When all are taken, a new
+    /// connection takes the slot of the oldest one that has not asked for
+    /// a robot; when every connection has a robot, it is refused. Default
+    /// 64.
     pub max_agents: usize,
-    /// An agent connection that keeps the server waiting this many seconds
-    /// is closed (with a log line), so silent or half-open connections
-    /// cannot hold `max_agents` slots: one that has not joined a team
-    /// this long after it could (see [`crate::net::handshake`]), or that
-    /// has left a frame unfinished this long. 0 = never. Default 5.
+    /// An agent connection that has not sent its `scene` this many seconds
+    /// after it connected (or after its `scene` was refused), or that has
+    /// left a frame unfinished this long, is closed (with a log line), so
+    /// silent or half-open connections cannot hold `max_agents` slots (see
+    /// [`crate::net::handshake`]). A connection whose robot exists is never
+    /// closed for being slow. 0 = never. Default 5.
     pub agent_idle_timeout_secs: f32,
     /// Frames queued for one agent before further frames are dropped
     /// (whole frames, never partial). Default 64.
