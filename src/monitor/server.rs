@@ -19,7 +19,7 @@
 //! unread longest ([`Progress`]) makes room for it, so connections that
 //! never read cannot lock RoboViz or a trainer out. Wrong trainer secrets
 //! cost the connection a pause that grows with the wrong secrets seen on
-//! the whole server ([`AuthFailures`]), and a few of them close it.
+//! the whole server (`AuthFailures`), and a few of them close it.
 
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;

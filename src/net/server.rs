@@ -17,7 +17,7 @@
 //! server waiting for its `scene`, or leaves a frame unfinished, is closed
 //! after `agent_idle_timeout_secs`; when every slot is taken, a new
 //! connection takes the slot of the oldest one that has not asked for a
-//! robot yet ([`Slots`]), so clients that connect and stay silent, however
+//! robot yet (`Slots`), so clients that connect and stay silent, however
 //! fast they reconnect, cannot lock real agents out. Lines about
 //! connections that never joined a team go through one [`SharedLogLimit`]
 //! (a bucket per kind of line), so a connection flood cannot flood the log
