@@ -20,6 +20,7 @@ use rcss3d::net::client::frame;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
+use util::honest::Honest;
 use util::process::ServerProcess;
 use util::{Scratch, TestAgent};
 
@@ -79,63 +80,12 @@ impl Server {
     }
 }
 
-/// An agent in a team that reads every frame and records the longest wait.
-/// It runs on a thread and runtime of its own, so the flooding clients of
-/// the same test cannot delay it: a gap it sees is the server's.
-struct Honest {
-    stop: Arc<AtomicBool>,
-    thread: std::thread::JoinHandle<(Duration, usize)>,
-}
-
-impl Honest {
-    async fn start(server: &Server) -> Honest {
-        let port = server.process.agent_port;
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime");
-            rt.block_on(async move {
-                let mut a = TestAgent::connect(([127, 0, 0, 1], port).into()).await;
-                a.join("Honest", 1, 0).await;
-                let _ = ready_tx.send(());
-                let mut last = Instant::now();
-                let mut max_gap = Duration::ZERO;
-                let mut frames = 0;
-                while !flag.load(Ordering::Acquire) {
-                    let Some(_) = a.try_recv(Duration::from_secs(5)).await else {
-                        return (Duration::from_secs(5), frames);
-                    };
-                    frames += 1;
-                    max_gap = max_gap.max(last.elapsed());
-                    last = Instant::now();
-                    a.send("(he1 0.1)(syn)").await;
-                }
-                (max_gap, frames)
-            })
-        });
-        ready_rx.await.expect("honest agent joined");
-        Honest { stop, thread }
-    }
-
-    /// Longest gap between two frames, and the number of frames.
-    async fn finish(self) -> (Duration, usize) {
-        self.stop.store(true, Ordering::Release);
-        tokio::task::spawn_blocking(move || self.thread.join().expect("honest agent"))
-            .await
-            .expect("join")
-    }
-}
-
 /// The server binary with the honest agent playing, half a second in:
 /// the server, the agent, and the server's RSS before the test's clients
 /// come.
 async fn honest_match(tag: &str, extra: &str) -> (Server, Honest, u64) {
     let server = Server::spawn(tag, extra);
-    let honest = Honest::start(&server).await;
+    let honest = Honest::start(server.process.agent_addr(), "Honest").await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let before_kb = server.status_kb("VmRSS");
     (server, honest, before_kb)
@@ -300,7 +250,10 @@ async fn an_agent_port_flood_neither_stalls_an_honest_agent_nor_grows_memory() {
         connections += t.await.expect("flooder");
     }
     let peak_kb = server.status_kb("VmHWM");
-    let (gap, frames) = honest.finish().await;
+    let util::honest::HonestReport {
+        max_gap: gap,
+        frames,
+    } = honest.finish().await;
     let stall = probe.finish();
     let log = server.finish();
     let lines = count_lines(&log);
@@ -359,7 +312,10 @@ async fn a_monitor_command_flood_neither_stalls_an_honest_agent_nor_grows_memory
         sent += t.await.expect("monitor flooder");
     }
     let peak_kb = server.status_kb("VmHWM");
-    let (gap, frames) = honest.finish().await;
+    let util::honest::HonestReport {
+        max_gap: gap,
+        frames,
+    } = honest.finish().await;
     let stall = probe.finish();
     let log = server.finish();
     let lines = count_lines(&log);
@@ -589,7 +545,10 @@ async fn one_agent_connection_holds_a_bounded_amount_of_memory() {
     let (still_open, sockets) = held_open(tasks).await;
     let peak_kb = server.status_kb("VmHWM");
     drop(sockets);
-    let (gap, frames) = honest.finish().await;
+    let util::honest::HonestReport {
+        max_gap: gap,
+        frames,
+    } = honest.finish().await;
     let log = server.finish();
     let joined = log.matches("agent joined").count();
     assert_eq!(joined, N + 1, "every worst-case client joined a team");
@@ -635,7 +594,10 @@ async fn one_monitor_connection_holds_a_bounded_amount_of_memory() {
     let (still_open, sockets) = held_open(tasks).await;
     let peak_kb = server.status_kb("VmHWM");
     drop(sockets);
-    let (gap, frames) = honest.finish().await;
+    let util::honest::HonestReport {
+        max_gap: gap,
+        frames,
+    } = honest.finish().await;
     let stall = probe.finish();
     let _ = server.finish();
     let per_conn = peak_kb.saturating_sub(before_kb) / N as u64;

@@ -15,6 +15,7 @@ use rcss3d::net::client::frame;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
+use util::honest::Honest;
 use util::process::ServerProcess;
 use util::{Scratch, TestAgent};
 
@@ -60,55 +61,6 @@ impl Server {
 
     fn stderr_text(&self) -> String {
         String::from_utf8_lossy(&std::fs::read(&self.stderr).unwrap_or_default()).into_owned()
-    }
-}
-
-/// An agent in a team that answers every frame, on a thread and runtime of
-/// its own so the churning clients cannot slow it down.
-struct Honest {
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    thread: std::thread::JoinHandle<usize>,
-}
-
-impl Honest {
-    async fn start(addr: std::net::SocketAddr, team: &'static str) -> Honest {
-        use std::sync::atomic::{AtomicBool, Ordering};
-        let stop = std::sync::Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime");
-            rt.block_on(async move {
-                let mut a = TestAgent::connect(addr).await;
-                a.join(team, 1, 0).await;
-                let _ = ready_tx.send(());
-                let mut frames = 0;
-                let mut i = 0u32;
-                while !flag.load(Ordering::Acquire) {
-                    if a.try_recv(Duration::from_secs(5)).await.is_none() {
-                        break;
-                    }
-                    frames += 1;
-                    i += 1;
-                    // A head that keeps turning: the log has deltas to write.
-                    let v = (f64::from(i) * 0.05).sin();
-                    a.send(&format!("(he1 {v:.3})(syn)")).await;
-                }
-                frames
-            })
-        });
-        ready_rx.await.expect("honest agent joined");
-        Honest { stop, thread }
-    }
-
-    async fn finish(self) -> usize {
-        self.stop.store(true, std::sync::atomic::Ordering::Release);
-        tokio::task::spawn_blocking(move || self.thread.join().expect("honest agent"))
-            .await
-            .expect("join")
     }
 }
 
@@ -214,7 +166,7 @@ async fn join_and_leave_churn_neither_floods_the_match_log_nor_stderr() {
     let churn_rate = (server.log_bytes() - b0) as f64 / secs;
     let stderr_after = server.stderr_text().lines().count();
     let stderr_rate = (stderr_after - stderr_before) as f64 / secs;
-    let frames = honest.finish().await + second.finish().await;
+    let frames = honest.finish().await.frames + second.finish().await.frames;
     let text = std::fs::read_to_string(&server.log).expect("log");
     let full_states = text.matches("(RSG 0 1)").count();
     let lines = text.lines().count();

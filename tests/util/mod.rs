@@ -3,6 +3,7 @@
 //! ([`process`]); scratch directories.
 #![allow(dead_code)]
 
+pub mod honest;
 pub mod process;
 
 use std::net::SocketAddr;
