@@ -68,8 +68,8 @@ impl Simulation {
     }
 
     /// The sync timeout ran out: the agents the barrier waits for are left
-    /// behind until they send something again. Returns how many.
-    pub fn leave_behind_unsynced(&mut self) -> usize {
+    /// behind until they send something again.
+    pub fn leave_behind_unsynced(&mut self) {
         let late: Vec<_> = self
             .agents
             .iter()
@@ -81,6 +81,5 @@ impl Simulation {
                 a.left_behind = true;
             }
         }
-        late.len()
     }
 }
