@@ -119,7 +119,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
         answer.push_str("(syn)");
         agent.send(&answer).await?;
         if let (Some(t), Some(side)) = (percept.time, &percept.side) {
-            if (t * 50.0).round() as u64 % 100 == 0 {
+            if ((t * 50.0).round() as u64).is_multiple_of(100) {
                 let head = percept.joints.get("hj1").copied().unwrap_or_default();
                 println!("t = {t:7.2} s  side {side}  head yaw {head:6.1}°");
             }
