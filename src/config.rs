@@ -151,7 +151,7 @@ pub struct Config {
     pub physics: PhysicsConfig,
     /// The camera: view cone, noise, position cheats, interval.
     pub vision: VisionConfig,
-    /// The referee: every soccer-rules.md §11 parameter under the
+    /// The referee: every docs/protocol.md#referee-parameters parameter under the
     /// reference's names, including the field dimensions.
     pub rules: RulesConfig,
     /// Team admission: team-name length, freeing an empty side.

@@ -1,5 +1,5 @@
 //! The first layer of the data flow: 4-byte big-endian length prefix <->
-//! message bytes (agent-protocol.md §1.2), for agents and monitors alike.
+//! message bytes (docs/protocol.md#framing), for agents and monitors alike.
 //! The length counts the payload only. One function prefixes a payload
 //! ([`encode`]), one codec cuts frames ([`codec`]; an incomplete frame is
 //! the normal case: it waits for more bytes). A frame longer than the

@@ -57,7 +57,7 @@ async fn same_seed_same_log_different_seed_different_log() {
     let a = scripted_match(11, 3000, "a").await;
     let b = scripted_match(11, 3000, "b").await;
     assert!(a.len() > 10_000, "log too short: {} bytes", a.len());
-    // Every line of the 60 s log is valid for RoboViz (log-format.md).
+    // Every line of the 60 s log is valid for RoboViz (docs/protocol.md#match-log).
     let text = std::str::from_utf8(&a).expect("ASCII log");
     rcss3d::monitor::client::check_log(text).unwrap_or_else(|e| panic!("log invalid: {e}"));
     assert!(text.lines().count() >= 300, "one line per 0.2 s over 60 s");

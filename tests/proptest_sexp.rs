@@ -24,7 +24,7 @@ use rcss3d::sexp::{parse, ParseError, Sexp};
 /// Atom text. Mostly what agents send (names, numbers, paths), sometimes
 /// anything: spaces, parentheses, quotes, backslashes, `;`, non-ASCII. The
 /// printer must quote and escape whatever would not read back as one atom.
-/// NUL is left out: it ends a frame (agent-protocol.md §1.8), so no parsed
+/// NUL is left out: it ends a frame (docs/protocol.md#agent-message-syntax), so no parsed
 /// atom can hold one.
 fn atom_text() -> impl Strategy<Value = String> {
     prop_oneof![

@@ -1,4 +1,4 @@
-//! Every monitor/trainer command of monitor-protocol.md §10 shown
+//! Every monitor/trainer command of docs/protocol.md#monitor-commands shown
 //! to take effect in the world or the game state of the real server.
 
 mod util;

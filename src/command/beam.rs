@@ -1,4 +1,4 @@
-//! `(beam <x> <y> <rot>)` (agent-protocol.md §2.4).
+//! `(beam <x> <y> <rot>)` (docs/protocol.md#beam).
 
 use super::{number_param, DecodeError};
 use crate::sexp::Sexp;

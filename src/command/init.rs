@@ -1,4 +1,4 @@
-//! `(init (unum <n>) (teamname <name>))` (agent-protocol.md §2.3).
+//! `(init (unum <n>) (teamname <name>))` (docs/protocol.md#init).
 
 use super::{atom_param, DecodeError};
 use crate::sexp::{atoi, Sexp};

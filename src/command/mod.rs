@@ -1,4 +1,4 @@
-//! Agent effectors decoded into typed commands (agent-protocol.md §2).
+//! Agent effectors decoded into typed commands (docs/protocol.md#effectors).
 //!
 //! Decoding needs no world: a hinge effector is recognised by name here and
 //! resolved against the robot's joints inside the simulation, where a name

@@ -1,4 +1,4 @@
-//! `(scene <rsg-path> [<arg> ...])` (agent-protocol.md §2.2).
+//! `(scene <rsg-path> [<arg> ...])` (docs/protocol.md#scene).
 
 use super::{atom_param, truncate, DecodeError};
 use crate::sexp::Sexp;

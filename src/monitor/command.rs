@@ -1,4 +1,4 @@
-//! Monitor (trainer) commands, monitor-protocol.md §10: decoded from a
+//! Monitor (trainer) commands, docs/protocol.md#monitor-commands: decoded from a
 //! frame's bytes into [`MonitorCommand`]s without touching the world. The
 //! simulation resolves teams and numbers to robots and carries them out.
 

@@ -23,9 +23,9 @@ pub struct MonitorConfig {
     pub log_step: u32,
     /// A log line is a full state when more than this many seconds of
     /// simulated time have passed since the last full state. Default **3.0**
-    /// (log-format.md §4.2).
+    /// (docs/protocol.md#log-writer).
     pub log_full_state_secs: f32,
-    /// Write the log as a gzip stream (log-format.md §5.1). `.gz` is
+    /// Write the log as a gzip stream (docs/protocol.md#log-compression). `.gz` is
     /// appended to the path when missing, so RoboViz recognises it.
     /// Default **false**.
     pub log_compress: bool,
@@ -133,7 +133,7 @@ impl Default for MonitorConfig {
     }
 }
 
-/// The values of the environment predicates (monitor-protocol.md §3.1) and
+/// The values of the environment predicates (docs/protocol.md#environment-predicates) and
 /// the sizes used to build the static scene. Defaults are the stock 0.7.1
 /// values (30 × 20 m field).
 #[derive(Deserialize, Clone, Debug, PartialEq)]

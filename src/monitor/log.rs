@@ -1,4 +1,4 @@
-//! The match log (log-format.md): one monitor message per line, written by
+//! The match log (docs/protocol.md#match-log): one monitor message per line, written by
 //! its own consumer state so every delta is relative to the previous
 //! *line*. The first line is a full state carrying `(seed N)`; a full state
 //! follows at least every

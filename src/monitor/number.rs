@@ -1,4 +1,4 @@
-//! Numbers in monitor messages (monitor-protocol.md §9): reals like C's
+//! Numbers in monitor messages (docs/protocol.md#monitor-numbers): reals like C's
 //! `%g` (6 significant digits) of the value widened to `f64`, integers in
 //! plain decimal, and never `nan`/`inf` (Java's parser rejects them).
 

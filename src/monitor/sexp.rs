@@ -1,5 +1,5 @@
 //! A small S-expression reader for the monitor port, following RoboViz's
-//! rules (monitor-protocol.md §2): lists in parentheses, atoms split on
+//! rules (docs/protocol.md#monitor-message-layout): lists in parentheses, atoms split on
 //! whitespace, no quoting. It borrows atoms from the input, never recurses
 //! (so deeply nested untrusted input cannot overflow the stack), and does
 //! no I/O.

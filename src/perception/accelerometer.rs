@@ -1,4 +1,4 @@
-//! The accelerometer `ACC` (agent-protocol.md §3.7): the torso's proper
+//! The accelerometer `ACC` (docs/protocol.md#acc): the torso's proper
 //! acceleration in the torso frame (gravity included, so a robot at rest
 //! reads about +9.81 along its up axis), lagging one step like the
 //! reference's. The reference evaluates it as a step starts, so it is

@@ -1,4 +1,4 @@
-//! The force-resistance perceptor `FRP` (agent-protocol.md §3.9): the
+//! The force-resistance perceptor `FRP` (docs/protocol.md#frp): the
 //! contact point and force on one foot, reported only while it touches
 //! something.
 

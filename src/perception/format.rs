@@ -1,4 +1,4 @@
-//! Number formatting of server messages (agent-protocol.md §1.9): reals as
+//! Number formatting of server messages (docs/protocol.md#server-message-syntax): reals as
 //! C `printf("%.2f")` of the f32 value, never an exponent, `-0.00` for
 //! negative values that round to zero, lowercase `nan`/`inf`.
 

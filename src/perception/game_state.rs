@@ -1,4 +1,4 @@
-//! The game-state perceptor `GS` (agent-protocol.md §3.3): the agent's
+//! The game-state perceptor `GS` (docs/protocol.md#gs): the agent's
 //! number and side once after it joined, the score if configured, the game
 //! time and the play mode.
 

@@ -1,4 +1,4 @@
-//! The gyroscope `GYR` (agent-protocol.md §3.6): the torso's angular
+//! The gyroscope `GYR` (docs/protocol.md#gyr): the torso's angular
 //! velocity in the torso frame, degrees per second.
 
 use nalgebra::Vector3;

@@ -1,6 +1,6 @@
 //! `say` / `hear`: message validation, the per-listener capacity rule, the
 //! direction of a heard message and the `(hear ...)` predicate
-//! (agent-protocol.md §2.6 and §3.5).
+//! (docs/protocol.md#say and docs/protocol.md#hear).
 //!
 //! Pure functions and a small counter: who is in range and which listener
 //! gets which message is decided by the caller, which owns the robots. The

@@ -1,4 +1,4 @@
-//! The hinge-joint perceptor `HJ` (agent-protocol.md §3.8): one joint's
+//! The hinge-joint perceptor `HJ` (docs/protocol.md#hj): one joint's
 //! angle in degrees.
 
 use crate::perception::format::push_real;

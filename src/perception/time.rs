@@ -1,4 +1,4 @@
-//! The `time` perceptor (agent-protocol.md §3.2): the server time at the
+//! The `time` perceptor (docs/protocol.md#time): the server time at the
 //! start of every frame.
 
 use crate::perception::format::push_real;

@@ -1,4 +1,4 @@
-//! `See`: the head camera of the Nao (agent-protocol.md §3.10).
+//! `See`: the head camera of the Nao (docs/protocol.md#see).
 //!
 //! [`write_see`] turns one observer's view of a world snapshot (camera pose,
 //! ball, the robots' visible parts) into the `(See ...)` predicate: the
@@ -43,7 +43,7 @@ mod tests;
 
 /// Settings of the vision perceptor; the `vision:` section of the server
 /// configuration. Every field defaults to the stock rcssserver3d 0.7.1 value
-/// (`naoneckhead.rsg`, agent-protocol.md §3.10 and §4.6).
+/// (`naoneckhead.rsg`, docs/protocol.md#see and docs/protocol.md#settings-that-change-the-protocol).
 #[derive(Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct VisionConfig {
@@ -131,7 +131,7 @@ impl VisionConfig {
 }
 
 /// The field dimensions vision needs to place the landmarks and lines
-/// (field-and-physics.md §1.3-1.4). Defaults are the stock values.
+/// (docs/protocol.md#landmarks-and-field-lines). Defaults are the stock values.
 #[derive(Deserialize, Clone, Copy, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FieldGeometry {
@@ -203,7 +203,7 @@ impl FieldGeometry {
     }
 
     /// The 21 field line segments (start, end) on the ground, in the order
-    /// they are reported (field-and-physics.md §1.4).
+    /// they are reported (docs/protocol.md#landmarks-and-field-lines).
     pub fn lines(&self) -> [(Vector3<f32>, Vector3<f32>); LINE_COUNT] {
         let x = self.field_length / 2.0;
         let y = self.field_width / 2.0;

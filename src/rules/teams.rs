@@ -1,4 +1,4 @@
-//! Team admission at `init` (agent-protocol.md §2.3, soccer-rules.md §10):
+//! Team admission at `init` (docs/protocol.md#init, docs/protocol.md#admission-and-team-composition):
 //! side assignment by first appearance, uniform numbers, the robot-type
 //! composition rules, the sideline placement queue, and the admission
 //! settings ([`TeamsConfig`]: team-name length, freeing an empty side).
@@ -46,7 +46,7 @@ pub struct TeamsConfig {
     /// fails (logged) and the robot gets no team. Default **20**: every
     /// team name is echoed in other agents' vision and hear messages, and
     /// with names up to 20 characters every agent frame stays within the
-    /// 8192-byte buffer of FCPCodebase (agent-protocol.md §1.3). The
+    /// 8192-byte buffer of FCPCodebase (docs/protocol.md#message-sizes). The
     /// reference has no limit.
     pub max_name_bytes: usize,
     /// While the play mode is BeforeKickOff, a new team name may take a

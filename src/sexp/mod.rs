@@ -2,7 +2,7 @@
 //! ([`parse`]) and the printer ([`Display`](std::fmt::Display)).
 //!
 //! The parser follows the tokenizer of the reference server (the bundled
-//! `sfsexp`, agent-protocol.md §1.8) rather than a general Lisp reader:
+//! `sfsexp`, docs/protocol.md#agent-message-syntax) rather than a general Lisp reader:
 //! atoms may contain `#`, `/`, `.` and bytes >= 0x80; `"` starts a quoted
 //! atom; `;` starts a comment; `\` escapes inside atoms; a NUL byte ends the
 //! frame; commands completed before a syntax error are kept. That is why it

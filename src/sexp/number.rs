@@ -1,5 +1,5 @@
 //! Number conversion of command parameters, as C `atof` does it
-//! (agent-protocol.md §1.8): optional leading whitespace and sign, digits
+//! (docs/protocol.md#agent-message-syntax): optional leading whitespace and sign, digits
 //! with optional fraction and exponent, or `inf`/`infinity`/`nan`; trailing
 //! garbage is ignored and text with no numeric prefix converts to 0.
 

@@ -1,4 +1,4 @@
-//! The sfsexp-compatible tokenizer and parser (agent-protocol.md §1.8).
+//! The sfsexp-compatible tokenizer and parser (docs/protocol.md#agent-message-syntax).
 
 use thiserror::Error;
 

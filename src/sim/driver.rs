@@ -1,5 +1,5 @@
 //! The simulation thread: the loop around [`Simulation`] that runs the
-//! cycle phases (read, send, step, wait, prepare; agent-protocol.md §4.1)
+//! cycle phases (read, send, step, wait, prepare; docs/protocol.md#the-cycle)
 //! in real-time or agentSyncMode, and the channel types connections use to
 //! talk to it.
 //!

@@ -129,7 +129,7 @@ pub struct FootSensorDesc {
     pub part: usize,
 }
 
-/// One entry of the depth-first perceptor order (agent-protocol.md §3.1).
+/// One entry of the depth-first perceptor order (docs/protocol.md#perceptor-order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PerceptorSlot {
     /// The gyroscope (`GYR`).

@@ -1,8 +1,8 @@
-//! A match log (log-format.md) read for the page: every line applied in
+//! A match log (docs/protocol.md#match-log) read for the page: every line applied in
 //! order to a [`TrackedScene`] (the monitor client's reading of the scene
 //! graph), and the result turned into a [`WorldView`] and encoded once.
 //! Seeking is then picking a frame: a delta is never applied to the wrong
-//! picture, unlike RoboViz's jumps (log-format.md §5.4).
+//! picture, unlike RoboViz's jumps (docs/protocol.md#how-roboviz-reads-a-log).
 //!
 //! Plain and gzip logs are both read, through the match log's own reader
 //! ([`LogReader`]: gzip recognised by its magic bytes whatever the name,

@@ -1,4 +1,4 @@
-//! Every command form of monitor-protocol.md §10, as RoboViz and
+//! Every command form of docs/protocol.md#monitor-commands, as RoboViz and
 //! FCPCodebase write them, decodes to the right `MonitorCommand`.
 
 use nalgebra::Vector3;

@@ -349,7 +349,7 @@ fn non_finite_values_are_written_as_zero() {
 }
 
 /// A 22-robot match: full state and delta sizes in the range the spec
-/// gives (log-format.md §4.2 step 7), all valid.
+/// gives (docs/protocol.md#log-writer), all valid.
 #[test]
 fn full_match_sizes() {
     let b = FrameBuilder::new(&FieldParams::default());

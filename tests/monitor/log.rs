@@ -1,4 +1,4 @@
-//! The match log: line rules of log-format.md, determinism, gzip, and
+//! The match log: line rules of docs/protocol.md#match-log, determinism, gzip, and
 //! whole lines while the writer is running.
 
 use std::io::{Read, Write};
@@ -93,7 +93,7 @@ fn write_log(cfg: &MonitorConfig, seed: u64) -> Vec<u8> {
     bytes
 }
 
-/// Every line obeys log-format.md §3 and §6; deltas apply to the previous
+/// Every line obeys docs/protocol.md#log-lines; deltas apply to the previous
 /// line; changes appear in the first line after they happen.
 fn check_log(text: &str, step_cycles: u64) {
     assert!(text.ends_with('\n'), "file ends with a complete line");

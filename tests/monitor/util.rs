@@ -13,7 +13,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
-/// Part centres relative to the torso in the zero pose (nao-model.md §2),
+/// Part centres relative to the torso in the zero pose (docs/physics.md#robot-model),
 /// in the model order of the scene files (not the monitor order).
 pub const NAO_PARTS: [(&str, [f32; 3]); 23] = [
     ("torso", [0.0, 0.0, 0.0]),

@@ -1,4 +1,4 @@
-//! Drag on robot parts (field-and-physics.md §7): every part, the light
+//! Drag on robot parts (docs/physics.md#drag): every part, the light
 //! link bodies included, gets −0.01·v N and −0.01·ω N·m before each step,
 //! and nothing else brakes a robot's motion through the air. On a whole
 //! robot turning about its vertical axis that is a braking torque of

@@ -1,6 +1,6 @@
 //! The robot-ground friction law: no Coulomb limit, a viscous resistance
 //! of `ground_slip_damping` N·s/m per touching contact point whatever the
-//! normal force (field-and-physics.md §6.4). A pushed robot creeps at
+//! normal force (docs/physics.md#ground-friction). A pushed robot creeps at
 //! push / (damping × points); under Coulomb friction a push well below the
 //! friction limit would not move it at all.
 
@@ -188,7 +188,7 @@ fn a_part_touching_at_one_point_turns_freely_about_the_vertical() {
 }
 
 /// The foot sensors read the whole ground force, friction included
-/// (nao-model.md §6.4): feet pushed forward while creeping steadily feel
+/// (docs/physics.md#foot-sensors): feet pushed forward while creeping steadily feel
 /// the ground pushing them back just as hard.
 #[test]
 fn foot_sensors_read_the_grounds_tangential_push() {

@@ -21,7 +21,7 @@ pub struct LogCheck {
     pub last: TrackedScene,
 }
 
-/// Checks a whole match log (log-format.md §3 and §6) and replays it:
+/// Checks a whole match log (docs/protocol.md#log-lines) and replays it:
 /// one message per line ending in `\n`, no blank, `\r` or `[` lines, line
 /// 1 a full state, every line valid for RoboViz, every delta fitting the
 /// previous full state. Errors name the line (`line 12: ...`).
@@ -68,7 +68,7 @@ pub fn check_log(text: &str) -> Result<LogCheck, ClientError> {
 }
 
 /// Checks one message against the rules RoboViz depends on
-/// (monitor-protocol.md §2, §3, §4, §9 and the §12 checklist) and returns
+/// (docs/protocol.md#what-roboviz-needs) and returns
 /// whether it is a full state or a delta. It does not check a delta's
 /// shape; [`TrackedScene::apply`] does.
 pub fn validate_message(text: &str) -> Result<FrameKind, ClientError> {

@@ -1,5 +1,5 @@
 //! Monitor messages built from a [`WorldSnapshot`]: the full state
-//! (`RSG`) and the per-consumer delta (`RDS`) of monitor-protocol.md §2–§9.
+//! (`RSG`) and the per-consumer delta (`RDS`) of docs/protocol.md#monitor-message-layout.
 //!
 //! A [`FrameBuilder`] holds what never changes (environment predicates and
 //! the static scene, serialised once). A [`ConsumerState`] remembers what one
@@ -124,7 +124,7 @@ impl ConsumerState {
     /// joins its scene when its agent joins a team, so a robot whose
     /// `init` fails, or that never sends one, never changes it. Such a
     /// robot stands off the field and, as for the players' vision
-    /// (agent-protocol.md §3.10.4), is no part of the match.
+    /// (docs/protocol.md#players-in-view), is no part of the match.
     pub fn teams_only() -> Self {
         ConsumerState {
             teams_only: true,

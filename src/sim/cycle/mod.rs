@@ -1,4 +1,4 @@
-//! One simulation cycle (agent-protocol.md §4.1) and the per-agent state.
+//! One simulation cycle (docs/protocol.md#the-cycle) and the per-agent state.
 //!
 //! [`Simulation`] owns the world, the referee, the team registry, the one
 //! seeded RNG and every agent's protocol state. It does no I/O and reads no

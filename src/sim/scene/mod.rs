@@ -1,5 +1,5 @@
 //! The scene language: a strict reading of SimSpark's `.rsg` files
-//! (spec/scene-format.md §10) into a plain tree of nodes.
+//! (docs/protocol.md#what-the-reader-supports) into a plain tree of nodes.
 //!
 //! Pipeline: text -> [`Sexp`] (with line numbers) -> expansion of `templ`,
 //! `def`, `$` substitution, `join`, `eval`, `switch` and `importScene`

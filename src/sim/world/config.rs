@@ -113,8 +113,8 @@ pub struct PhysicsConfig {
     /// How much deeper than rapier's own contact the ball rests in the
     /// ground, m. The reference keeps a 1 mm surface layer on every
     /// contact and its ball-ground row is soft (350 N/m per point), so its
-    /// resting ball sinks 1.7 mm (centre at z 0.0403: field-and-physics.md
-    /// §8, and 0.04028 in the recorded kick traces) where rapier's sinks
+    /// resting ball sinks 1.7 mm (centre at z 0.0403: docs/physics.md#ball-contacts,
+    /// and 0.04028 in the recorded kick traces) where rapier's sinks
     /// 0.3 mm. The ball's ground contacts are solved as if this much
     /// further apart. Default 0.00145: the ball then rests at the
     /// reference's z 0.04027; its bounce and roll stay within 1 % of
@@ -128,7 +128,7 @@ pub struct PhysicsConfig {
     /// start (`slip_contacts_at_step_start`), the joint stretch
     /// (`joint_stretch_erp`) and no speculative contacts
     /// (`prediction_distance`), it is nearest the reference both one step
-    /// from its recorded states and replayed open-loop (RESULTS.md).
+    /// from its recorded states and replayed open-loop (docs/physics.md#ground-friction).
     pub ground_slip_damping: f32,
     /// Ball-ground friction as in the reference: no Coulomb limit, a
     /// viscous resistance to sliding of this many N·s/m at the ball's
@@ -173,7 +173,7 @@ pub struct PhysicsConfig {
     /// reference's turns (the gaits' first rows: 11.6, 12.4, 13.3°/s
     /// against the reference's 11.5, 12.2, 13.0; without it 11.5, 8.4,
     /// 5.5). Default true: nudged open-loop replays come out nearest the
-    /// reference's own physics with it (RESULTS.md).
+    /// reference's own physics with it (docs/physics.md#drag).
     pub part_drag_as_forces: bool,
     /// Damping of an articulated robot's free root rotation, N·m·s/rad
     /// (implicit, on the torso's angular velocity): rapier's default for
@@ -207,7 +207,7 @@ pub struct PhysicsConfig {
     /// finds only shapes that already overlap, a foot reaching the ground
     /// during a step is first held at the next one (a later, harder
     /// touchdown). One step from the reference's recorded states this
-    /// halves the walks' foot-load error against 0.002 (RESULTS.md).
+    /// halves the walks' foot-load error against 0.002 (docs/physics.md#no-speculative-contacts).
     pub prediction_distance: f32,
     /// Solve contact friction in the biased (position-correcting) solver
     /// pass too, not only in the relaxation pass. Default false (rapier's
@@ -235,7 +235,7 @@ pub struct PhysicsConfig {
     /// iterative solver needs it: without it the light link bodies (5e-6
     /// kg·m²) leave the motor rows unconverged in 100 sweeps (held joints
     /// 0.8–3° off the reference's after 1 s, against 0.2°) and every gait
-    /// replays further from the reference (RESULTS.md). Default 0.1,
+    /// replays further from the reference (docs/physics.md#motors). Default 0.1,
     /// rapier's own; a joint at an active reference stop has none.
     pub joint_damping: f32,
     /// Emulation of the reference's joints stretching under fast motion
@@ -256,7 +256,7 @@ pub struct PhysicsConfig {
     /// nudged open-loop replays come nearest the reference's own physics.
     /// Default false: replayed once from the recorded start, the walks
     /// leave the reference's path early (up to 17 cm off at 2 s) and one
-    /// more get-up ends lying (RESULTS.md).
+    /// more get-up ends lying (docs/physics.md#joint-stretch).
     pub joint_misalignment: bool,
     /// Integrate an articulated robot's velocity-product (Coriolis and
     /// centripetal) forces explicitly, as the reference's engine does,

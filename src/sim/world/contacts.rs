@@ -204,7 +204,7 @@ impl World {
 
     /// Contact centre and force on a foot sensor during the last step, both
     /// in the foot's local frame (centre relative to the foot centre);
-    /// `None` without contact (agent-protocol.md §3.9). The force is the
+    /// `None` without contact (docs/protocol.md#frp). The force is the
     /// contacts' normal force plus, on the ground, the slip joint's
     /// tangential force (`slip.rs`).
     pub fn foot_force(

@@ -11,7 +11,7 @@
 //! rows, stepped explicitly. One step from the reference's recorded
 //! states, a type-1 robot in the air after its get-up's jump turned 1.0–1.2°
 //! per step less than the reference's with rapier's solve, and 0.1–0.3°
-//! less with the explicit one (RESULTS.md).
+//! less with the explicit one (docs/physics.md#velocity-product-forces).
 //!
 //! Rapier has no switch for it, so the term is cancelled from outside.
 //! Before the step each link gets the external force `h·m·(K_i·a)` and

@@ -1,7 +1,7 @@
 //! Drag on robot parts and on the ball as the reference applies it: every part gets
 //! −drag·v and −drag·ω (N, N·m) as an external force and torque before
 //! each step, from the velocities the last step ended with
-//! (field-and-physics.md §7). On a robot's whole-body rotation the 23
+//! (docs/physics.md#drag). On a robot's whole-body rotation the 23
 //! parts' angular drag adds up to 0.23 N·m per rad/s, several per cent of
 //! a walking robot's yaw rate per step.
 //!

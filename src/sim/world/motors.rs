@@ -288,7 +288,7 @@ impl World {
     }
 
     /// Joint angle in degrees (child relative to parent about the axis,
-    /// right-hand rule; agent-protocol.md §2.7). 0 for an unknown joint.
+    /// right-hand rule; docs/protocol.md#hinge-joints). 0 for an unknown joint.
     pub fn joint_angle_deg(&self, h: RobotHandle, joint: usize) -> f32 {
         self.joint_angle_rad(h, joint)
             .map(f32::to_degrees)

@@ -1,7 +1,7 @@
 //! Referee relocation: a rigid shift of a whole robot.
 //!
 //! The reference moves a robot for the referee (kick-off clearing, drop
-//! ball, foul relocation; soccer-rules.md §8) and for the trainer's
+//! ball, foul relocation; docs/protocol.md#referee-moves) and for the trainer's
 //! `(agent (pos ...))` by translating every body by the same vector and
 //! zeroing the velocities. Orientations are kept: a robot lying on the
 //! ground is still lying at its new place and has to get up by itself,

@@ -2,7 +2,7 @@
 //! no Coulomb limit: their friction rows are soft velocity constraints
 //! (tangential velocity = slip × force, a viscous 200 N·s/m per contact
 //! point) whatever the normal force, so even a foot that is lifting off
-//! resists sliding during the step (field-and-physics.md §6.4). Rapier's
+//! resists sliding during the step (docs/physics.md#ground-friction). Rapier's
 //! friction is bounded by the normal impulse, so it is switched off for
 //! these contacts and replaced by one joint per touching part: ground to
 //! part at the centre of the part's contact points, with force-based
@@ -179,7 +179,7 @@ impl World {
 impl World {
     /// Adds the slip joints' tangential forces of the step just taken to
     /// the foot sensors: the reference's foot sensors read the whole
-    /// contact force, friction included (nao-model.md §6.4), and here the
+    /// contact force, friction included (docs/physics.md#foot-sensors), and here the
     /// friction is the slip joint's, not the contacts'. The force acts at
     /// the joint's anchor (the centre of the part's contact points) and
     /// weighs into the sensor's contact centre by its magnitude, as a

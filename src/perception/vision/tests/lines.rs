@@ -1,5 +1,5 @@
 //! Field lines clipped to the view cone, against the procedure of
-//! agent-protocol.md §3.10.6 as the reference implements it, found here by
+//! docs/protocol.md#field-lines-in-view as the reference implements it, found here by
 //! bisection (`ref_line`).
 
 use super::*;

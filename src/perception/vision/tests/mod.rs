@@ -235,7 +235,7 @@ fn standing_parts(x: f32, y: f32, heading: f32) -> [Option<Vector3<f32>>; 5] {
     [
         at(0.0, 0.0, 0.54),
         // Zero pose: lower arms ~0.19 m from the head at +-35 deg
-        // horizontal, -22 deg vertical (agent-protocol.md §3.10.4).
+        // horizontal, -22 deg vertical (docs/protocol.md#players-in-view).
         at(0.10, 0.144, 0.47),
         at(-0.10, 0.144, 0.47),
         at(0.055, 0.01, 0.02),
@@ -243,7 +243,7 @@ fn standing_parts(x: f32, y: f32, heading: f32) -> [Option<Vector3<f32>>; 5] {
     ]
 }
 
-/// The spec's line table (field-and-physics.md §1.4), typed in again.
+/// The spec's line table (docs/protocol.md#landmarks-and-field-lines), typed in again.
 fn spec_lines() -> Vec<([f64; 3], [f64; 3])> {
     let p = |x: f64, y: f64| [x, y, 0.0];
     let mut v = vec![

@@ -39,7 +39,7 @@ pub(crate) fn balanced(text: &[u8]) -> bool {
 
 /// The server's clock as agents see it: like the reference's, a 32-bit
 /// float that adds the float value of the step every cycle
-/// (agent-protocol.md §4.5), printed with two decimals. It drifts from
+/// (docs/protocol.md#clocks), printed with two decimals. It drifts from
 /// multiples of 0.02, so two consecutive frames can read 0.01 or 0.03
 /// apart; counting steps on the same float clock tells a missed frame from
 /// that rounding.
