@@ -825,7 +825,6 @@ pub fn recorded_state(sc: &Scenario, joint_names: &[String], i: usize) -> RobotS
         joint_rates: q.iter().zip(&q0).map(|(a, b)| (a - b) / 0.02).collect(),
         joint_angles: q,
         joint_separations: Vec::new(),
-        joint_misalignments: Vec::new(),
         held_angles: Vec::new(),
     }
 }
