@@ -55,7 +55,10 @@ fn creep_speed(cfg: &PhysicsConfig, per_foot: f32) -> f32 {
 #[test]
 fn pushed_feet_creep_at_the_push_over_the_viscous_resistance() {
     let cfg = PhysicsConfig::default();
-    let d = cfg.contacts.ground_slip.expect("the slip law is on by default");
+    let d = cfg
+        .contacts
+        .ground_slip
+        .expect("the slip law is on by default");
     // Two flat feet, four touching corners each.
     let points = 8.0;
     for per_foot in [2.0f32, 4.0] {

@@ -90,7 +90,9 @@ fn anchored_motors_hold_still_joints_where_they_stopped_a_pure_brake_lets_them_c
     let mut brake = PhysicsConfig::default();
     brake.joints.anchor = None;
     let brake = held_joints_drift(&brake, 100);
-    eprintln!("held joints' largest drift over 2 s: anchored {anchored:.4}°, pure brake {brake:.4}°");
+    eprintln!(
+        "held joints' largest drift over 2 s: anchored {anchored:.4}°, pure brake {brake:.4}°"
+    );
     assert!(
         anchored < 0.5 * brake,
         "anchored {anchored:.4}° against a pure brake's {brake:.4}°"

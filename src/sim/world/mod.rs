@@ -62,20 +62,26 @@ mod field;
 mod guards;
 mod motion;
 mod motors;
+#[cfg(feature = "fitting")]
 mod push;
 mod relocate;
 mod robots;
 mod slip;
+#[cfg(feature = "fitting")]
 mod state;
 mod step_forces;
 mod stretch;
 
-pub use config::{ContactConfig, DragConfig, JointConfig, MotorAnchor, PhysicsConfig, SolverConfig};
+pub use config::{
+    ContactConfig, DragConfig, JointConfig, MotorAnchor, PhysicsConfig, SolverConfig,
+};
 use contacts::ContactRules;
 use convert::{from_pose, from_rot, from_vec, to_pose, to_vec};
 pub use field::FieldSize;
 use field::{read_field, shape_of, BallDesc};
+#[cfg(feature = "fitting")]
 pub use state::{RobotState, StateError};
+#[cfg(feature = "fitting")]
 pub use stretch::joint_drift;
 
 /// Identifies a robot in the [`World`]. Handles are never reused.
@@ -208,10 +214,8 @@ impl World {
         params.num_internal_pgs_iterations = solver.internal_pgs_iterations.max(1);
         // One contact softness for every contact (rapier's default makes
         // contacts with fixed bodies twice as stiff).
-        params.contact_softness = SpringCoefficients::new(
-            cfg.contacts.natural_frequency,
-            cfg.contacts.damping_ratio,
-        );
+        params.contact_softness =
+            SpringCoefficients::new(cfg.contacts.natural_frequency, cfg.contacts.damping_ratio);
         params.static_contact_softness = params.contact_softness;
         params.normalized_allowed_linear_error = solver.allowed_linear_error;
         params.num_internal_stabilization_iterations = solver.stabilization_iterations;

@@ -13,9 +13,7 @@ use rapier3d::prelude::{
 
 use super::convert::{from_pose, to_pose, to_vec};
 use super::field::shape_of;
-use super::{
-    robot_pair, tag, FootAccum, JointRef, Robot, RobotHandle, World, KIND_PART,
-};
+use super::{robot_pair, tag, FootAccum, JointRef, Robot, RobotHandle, World, KIND_PART};
 use crate::sim::model::RobotModel;
 
 /// The torso orientation for a heading in the field frame (0 = facing +x).
@@ -141,9 +139,7 @@ impl World {
                 // three angular.
                 let all = mb.root().joint().ndofs();
                 let angular = all.min(3);
-                mb.damping_mut()
-                    .rows_mut(all - angular, angular)
-                    .fill(0.0);
+                mb.damping_mut().rows_mut(all - angular, angular).fill(0.0);
             }
         }
         for j in &joints {

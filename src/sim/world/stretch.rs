@@ -60,6 +60,7 @@ impl Stretch {
     }
 
     /// Per joint: the separation (see [`super::RobotState`]).
+    #[cfg(feature = "fitting")]
     pub(super) fn separations(&self) -> &[Vector3<f32>] {
         &self.separation
     }
@@ -207,6 +208,7 @@ impl World {
 
     /// Sets a robot's joint separations (one per joint, field frame; an
     /// empty list leaves them at zero).
+    #[cfg(feature = "fitting")]
     pub(super) fn set_joint_stretch(&mut self, h: RobotHandle, separations: &[Vector3<f32>]) {
         let Some(r) = self.robots.get_mut(&h) else {
             return;
