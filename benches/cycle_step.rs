@@ -1,28 +1,29 @@
 //! One physics cycle (`World::step`, 20 ms of simulated time) with 22
-//! standing robots (the five types in turn) and the ball, for each joint
-//! kind. The robots stand on the field in two rows and have settled for
-//! one second before measuring.
+//! robots (the five types in turn) and the ball: the one measurement of
+//! the physics step time. The robots stand on the field in two rows and
+//! have settled for one second before measuring; in the second case they
+//! have been pushed over and lie on the ground (many more contacts).
+//!
+//! ```sh
+//! cargo bench --bench cycle_step
+//! ```
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use nalgebra::Vector3;
 use rcss3d::sim::model::ModelLibrary;
-use rcss3d::sim::world::{JointKind, PhysicsConfig, World};
+use rcss3d::sim::world::{PhysicsConfig, World};
 
 /// Robots on the field (two full teams).
 const ROBOTS: usize = 22;
 /// Cycles simulated before measuring (the beam drop settles).
 const SETTLE_CYCLES: usize = 50;
 
-fn standing_world(kind: JointKind) -> World {
+fn standing_world() -> World {
     let lib = match ModelLibrary::built_in() {
         Ok(l) => l,
         Err(e) => panic!("models: {e}"),
     };
-    let cfg = PhysicsConfig {
-        joint_kind: kind,
-        ..PhysicsConfig::default()
-    };
-    let mut w = match World::new(&cfg) {
+    let mut w = match World::new(&PhysicsConfig::default()) {
         Ok(w) => w,
         Err(e) => panic!("world: {e}"),
     };
@@ -43,17 +44,36 @@ fn standing_world(kind: JointKind) -> World {
     w
 }
 
-fn cycle_step(c: &mut Criterion) {
-    let mut group = c.benchmark_group("cycle_step_22_standing");
-    group.sample_size(20);
-    for (name, kind) in [
-        ("multibody", JointKind::Multibody),
-        ("impulse", JointKind::Impulse),
-    ] {
-        let mut world = standing_world(kind);
-        // Stepping on from the settled state: the robots keep standing.
-        group.bench_function(name, |b| b.iter(|| world.step()));
+/// Pushes every torso forward (backward for every other robot) for half
+/// a second and lets the robots come to rest on the ground.
+fn push_over(w: &mut World) {
+    let robots = w.robots();
+    for (i, h) in robots.iter().enumerate() {
+        let torso = w.robot_model(*h).torso;
+        let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+        w.set_part_force(*h, torso, Vector3::new(sign * 30.0, 0.0, 0.0));
     }
+    for _ in 0..25 {
+        w.step();
+    }
+    for h in &robots {
+        let torso = w.robot_model(*h).torso;
+        w.set_part_force(*h, torso, Vector3::zeros());
+    }
+    for _ in 0..100 {
+        w.step();
+    }
+}
+
+fn cycle_step(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cycle_step_22");
+    group.sample_size(20);
+    // Stepping on from the settled state: the robots keep standing (or
+    // lying).
+    let mut world = standing_world();
+    group.bench_function("standing", |b| b.iter(|| world.step()));
+    push_over(&mut world);
+    group.bench_function("lying", |b| b.iter(|| world.step()));
     group.finish();
 }
 

@@ -531,6 +531,19 @@ mod tests {
     }
 
     #[test]
+    fn a_flat_physics_key_is_an_error_naming_it_and_the_sections() {
+        let err = Config::from_ron("(\n  physics: (\n    motor_gain: 1e4,\n  ),\n)", "old.ron")
+            .expect_err("the flat key of the old physics section must fail");
+        let text = err.to_string();
+        assert!(text.starts_with("old.ron:3:"), "{text}");
+        assert!(text.contains("motor_gain"), "{text}");
+        assert!(text.contains("joints"), "the sections are listed: {text}");
+        let cfg = Config::from_ron("(physics: (joints: (motor_gain: 1e4)))", "new.ron")
+            .expect("the grouped key parses");
+        assert_eq!(cfg.physics.joints.motor_gain, 1e4);
+    }
+
+    #[test]
     fn partial_file_keeps_defaults_and_ranges_checked() {
         let cfg = Config::from_ron("(sync_mode: true, seed: 7)", "y.ron").expect("parses");
         assert!(cfg.sync_mode);
@@ -588,7 +601,7 @@ mod tests {
         );
         let env = tmp.write(
             "env.ron",
-            "(vision: (h_view_cone: 360), physics: (substeps: 2, field_scene: \"f/field.rsg\"))",
+            "(vision: (h_view_cone: 360), physics: (solver: (substeps: 2), field_scene: \"f/field.rsg\"))",
         );
         let file = tmp.write(
             "cli.ron",
@@ -617,10 +630,10 @@ mod tests {
         assert_eq!(cfg.vision.v_view_cone, 120);
         assert!(!cfg.vision.add_noise);
         assert_eq!(cfg.seed, 9);
-        assert_eq!(cfg.physics.substeps, 2);
+        assert_eq!(cfg.physics.solver.substeps, 2);
         assert_eq!(
-            cfg.physics.joint_kind,
-            crate::sim::world::JointKind::Multibody
+            cfg.physics.solver.internal_pgs_iterations, 100,
+            "a section laid over keeps the keys it does not name"
         );
         // Relative input paths are taken from their file's directory.
         assert_eq!(

@@ -38,13 +38,9 @@ fn spin_down(cfg: &PhysicsConfig, spin: f32, steps: usize) -> Vec<f32> {
 
 #[test]
 fn a_robot_spinning_in_the_air_slows_at_its_parts_drag() {
-    // The reference's model: the parts' drag as forces, no damping of the
-    // free root.
-    let cfg = PhysicsConfig {
-        part_drag_as_forces: true,
-        root_angular_damping: 0.0,
-        ..PhysicsConfig::default()
-    };
+    // The reference's model (the default): the parts' drag as forces, no
+    // damping of the free root.
+    let cfg = PhysicsConfig::default();
     let m = model(0);
     // The robot in its zero pose (every joint held there): its mass
     // centre, its moment of inertia about the vertical axis through it,
@@ -60,7 +56,7 @@ fn a_robot_spinning_in_the_air_slows_at_its_parts_drag() {
     let braking: f32 = m
         .parts
         .iter()
-        .map(|p| cfg.part_angular_drag + cfg.part_linear_drag * r2(&p.pos))
+        .map(|p| cfg.drag.part_angular + cfg.drag.part_linear * r2(&p.pos))
         .sum();
     // The drag is explicit (from the velocity each step starts with).
     let per_step = 1.0 - cfg.cycle_dt * braking / inertia;
@@ -77,13 +73,11 @@ fn a_robot_spinning_in_the_air_slows_at_its_parts_drag() {
     );
 
     // Without drag a spinning robot keeps its spin: nothing else brakes
-    // it (rapier's own damping of the free root, `root_angular_damping:
-    // 0.1`, would: 7 % per step).
-    let free = PhysicsConfig {
-        part_angular_drag: 0.0,
-        part_linear_drag: 0.0,
-        ..cfg
-    };
+    // it (rapier's own damping of the free root, 0.1 N·m·s/rad, would: 7 %
+    // per step).
+    let mut free = cfg;
+    free.drag.part_angular = 0.0;
+    free.drag.part_linear = 0.0;
     let rates = spin_down(&free, 2.0, steps + 1);
     let kept = rates[steps] / rates[0];
     assert!(

@@ -1,7 +1,7 @@
 //! Replays of the reference recordings (walks, kicks and get-ups of all
 //! five robot types, and the plain stands) on our world, judged against
 //! the reference's own trace. See `replay.rs` for the set-up and the
-//! figures; `cargo run --release --example gait_replay` prints the table.
+//! figures; `cargo run --release -p rcss3d-tools --bin fit -- gaits` prints the table.
 
 use rcss3d::sim::world::PhysicsConfig;
 

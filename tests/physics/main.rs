@@ -19,5 +19,6 @@ mod standing;
 mod state;
 mod stops;
 mod stretch;
+mod switches;
 mod traces;
 mod velocity;

@@ -3,8 +3,10 @@
 //! the two: distance walked, falls, ball travel, joint-angle error, torso
 //! error and the load on each foot.
 //!
-//! Shared by the gait acceptance test (`tests/physics/gaits.rs`) and the
-//! sweep tool (`examples/gait_replay.rs`), so both measure the same thing.
+//! Used by the gait acceptance test (`tests/physics/gaits.rs`) and the
+//! tests that start from the reference's recorded states. The fitting
+//! kit (`tools/src/bin/fit/`) has its own copy with its sweeps (beam
+//! shifts, nudges) and summaries.
 //! The set-up is the reference's: the robot appears at its init spot, 10
 //! warm-up cycles, then a noise-free beam to (−5, 0) facing +x with the
 //! torso at z = 0.4 (step 0); row k of the trace is the state after k
@@ -28,28 +30,6 @@ fn library() -> &'static ModelLibrary {
         Ok(l) => l,
         Err(e) => panic!("loading models/: {e}"),
     })
-}
-
-/// A physics setting given on a fitting tool's command line: a RON
-/// `physics:` section (fields not given keep their defaults), returned
-/// with its text as the label. A malformed one ends the tool (exit 2).
-pub fn physics_arg(text: &str) -> (String, PhysicsConfig) {
-    match ron::from_str::<PhysicsConfig>(text) {
-        Ok(c) => (text.to_string(), c),
-        Err(e) => {
-            eprintln!("{text}: {e}");
-            std::process::exit(2);
-        }
-    }
-}
-
-/// The settings a fitting tool was given, or the defaults when none was.
-pub fn or_defaults(configs: Vec<(String, PhysicsConfig)>) -> Vec<(String, PhysicsConfig)> {
-    if configs.is_empty() {
-        vec![("defaults".into(), PhysicsConfig::default())]
-    } else {
-        configs
-    }
 }
 
 pub fn model(robot_type: u8) -> Arc<RobotModel> {
@@ -825,7 +805,6 @@ pub fn recorded_state(sc: &Scenario, joint_names: &[String], i: usize) -> RobotS
         joint_rates: q.iter().zip(&q0).map(|(a, b)| (a - b) / 0.02).collect(),
         joint_angles: q,
         joint_separations: Vec::new(),
-        joint_misalignments: Vec::new(),
         held_angles: Vec::new(),
     }
 }

@@ -1,5 +1,5 @@
 //! The robot-ground friction law: no Coulomb limit, a viscous resistance
-//! of `ground_slip_damping` N·s/m per touching contact point whatever the
+//! of `contacts.ground_slip` N·s/m per touching contact point whatever the
 //! normal force (docs/physics.md#ground-friction). A pushed robot creeps at
 //! push / (damping × points); under Coulomb friction a push well below the
 //! friction limit would not move it at all.
@@ -55,7 +55,10 @@ fn creep_speed(cfg: &PhysicsConfig, per_foot: f32) -> f32 {
 #[test]
 fn pushed_feet_creep_at_the_push_over_the_viscous_resistance() {
     let cfg = PhysicsConfig::default();
-    let d = cfg.ground_slip_damping;
+    let d = cfg
+        .contacts
+        .ground_slip
+        .expect("the slip law is on by default");
     // Two flat feet, four touching corners each.
     let points = 8.0;
     for per_foot in [2.0f32, 4.0] {
@@ -78,11 +81,9 @@ fn without_a_push_standing_feet_do_not_creep() {
 /// The reference's ground contact model: its slip coefficient (200 N·s/m
 /// per point) on contacts found at the poses each step starts from.
 fn reference_ground() -> PhysicsConfig {
-    PhysicsConfig {
-        ground_slip_damping: 200.0,
-        slip_contacts_at_step_start: true,
-        ..PhysicsConfig::default()
-    }
+    let mut cfg = PhysicsConfig::default();
+    cfg.contacts.ground_slip = Some(200.0);
+    cfg
 }
 
 #[test]
@@ -132,10 +133,9 @@ fn with_contacts_at_the_step_start_a_lifted_robot_meets_no_ground_resistance() {
         (w.part_pose(h, foot).translation.vector.x - before) / 0.02
     };
     let viscous = pushed_foot_speed(&reference_ground());
-    let coulomb = pushed_foot_speed(&PhysicsConfig {
-        ground_slip_damping: 0.0,
-        ..PhysicsConfig::default()
-    });
+    let mut coulomb = PhysicsConfig::default();
+    coulomb.contacts.ground_slip = None;
+    let coulomb = pushed_foot_speed(&coulomb);
     eprintln!("pushed foot after one step in the air: {viscous:.5} m/s (without the viscous contacts {coulomb:.5} m/s)");
     assert!(
         coulomb > 0.01,

@@ -8,9 +8,7 @@ use std::sync::Arc;
 
 use nalgebra::{Isometry3, Vector3};
 use rcss3d::sim::model::RobotModel;
-use rcss3d::sim::world::{
-    joint_drift, joint_misalignment_drift, PhysicsConfig, RobotHandle, RobotState, World,
-};
+use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotHandle, RobotState, World};
 
 use super::util::{reference_setup, world};
 use crate::replay::{gaits_dir, joint_names, part_poses, recorded_state, start, Scenario};
@@ -118,71 +116,6 @@ fn the_reference_legs_stretch_as_its_first_order_integration_predicts() {
     assert!(
         stretched < 1.0,
         "stretched feet {stretched:.2} mm from the reference's (rigid {rigid:.2} mm)"
-    );
-}
-
-/// The same first-order step turns a hinge's two bodies off its axis
-/// (`−h²/2 · ω_p × ω_c` per step, a fifth of it removed per step): with
-/// that misalignment too, the feet recomputed from the reference's
-/// recorded rotations come clearly nearer its recorded feet.
-#[test]
-fn the_reference_hinges_turn_off_their_axes_as_its_first_order_integration_predicts() {
-    let Walk {
-        mut w,
-        h,
-        m,
-        feet,
-        mut states,
-        poses,
-        recorded_feet,
-    } = recorded_walk();
-    let n = poses.len();
-    let mut separation = vec![Vector3::zeros(); m.joints.len()];
-    let mut misalignment = separation.clone();
-    let (mut separated_sq, mut misaligned_sq, mut count) = (0.0f64, 0.0f64, 0usize);
-    for i in 2..n {
-        for (e, d) in separation
-            .iter_mut()
-            .zip(joint_drift(&m, &poses[i - 1], &poses[i], 0.02))
-        {
-            *e = *e * 0.8 + d;
-        }
-        for (e, d) in misalignment.iter_mut().zip(joint_misalignment_drift(
-            &m,
-            &poses[i - 1],
-            &poses[i],
-            0.02,
-        )) {
-            *e = *e * 0.8 + d;
-        }
-        if i < 60 {
-            continue;
-        }
-        let mut feet_at = |misalignments: Vec<Vector3<f32>>| {
-            states[i].joint_separations = separation.clone();
-            states[i].joint_misalignments = misalignments;
-            w.set_robot_state(h, &states[i]).expect("a recorded state");
-            feet.iter()
-                .map(|&f| w.part_pose(h, f).translation.vector)
-                .collect::<Vec<_>>()
-        };
-        let separated = feet_at(Vec::new());
-        let misaligned = feet_at(misalignment.clone());
-        for k in 0..feet.len() {
-            let recorded = recorded_feet[i][k];
-            separated_sq += (recorded - separated[k]).norm_squared() as f64;
-            misaligned_sq += (recorded - misaligned[k]).norm_squared() as f64;
-            count += 1;
-        }
-    }
-    let separated = 1000.0 * (separated_sq / count as f64).sqrt();
-    let misaligned = 1000.0 * (misaligned_sq / count as f64).sqrt();
-    eprintln!(
-        "feet vs the reference's, RMS: separations {separated:.2} mm, with misalignments {misaligned:.2} mm"
-    );
-    assert!(
-        misaligned < 0.75 * separated && misaligned < 0.5,
-        "misaligned hinges put the feet {misaligned:.2} mm from the reference's (separations alone {separated:.2} mm)"
     );
 }
 

@@ -2,7 +2,7 @@
  * the reference (rcssserver3d 0.7.1) runs on: one dWorldStep of 0.02 s
  * per cycle, the world, joint, motor, stop, contact and drag parameters of
  * spec/field-and-physics.md sections 3-7 and spec/nao-model.md section 4,
- * and the robot model this server builds (examples/model_dump.rs).
+ * and the robot model this server builds (tools/src/bin/fit/model_dump.rs).
  *
  * A measuring instrument, not part of the server: it replays a recorded
  * gait's command stream open-loop, in the reference set-up (init spot, 10

@@ -285,7 +285,7 @@ impl World {
     /// rapier's linearised velocity-product term on every articulated
     /// robot.
     pub(super) fn add_explicit_coriolis(&mut self, h: f32) {
-        if !self.cfg.explicit_coriolis {
+        if !self.cfg.solver.explicit_coriolis {
             return;
         }
         let mut parts = std::mem::take(&mut self.step_forces.pending);

@@ -9,12 +9,10 @@
 //! (it damps only free bodies), so for articulated robots the drag is
 //! applied here as forces, from each link's velocity in the articulation
 //! (its body Jacobian times the generalized velocities: rapier copies
-//! these into the link bodies only when the next step starts). Robots
-//! with impulse joints keep rapier's body damping (`robots.rs`). This is
-//! a setting (`part_drag_as_forces`), on by default (`config.rs`).
+//! these into the link bodies only when the next step starts).
 //!
-//! The ball's drag (−0.01·v, −5e-5·ω) is applied the same way
-//! (`ball_drag_as_forces`): as rapier body damping it would act after the
+//! The ball's drag (−0.01·v, −5e-5·ω) is applied the same way: as rapier
+//! body damping it would act after the
 //! step's solve, so the ground's friction could not make up the spin it
 //! takes off within the step. A rolling ball then keeps sliding by 5 % of
 //! its speed instead of the reference's 0.5 %, and slows at 1.02 instead of
@@ -29,8 +27,8 @@ impl World {
     /// Adds every articulated robot part's drag to its external force and
     /// torque for the coming step (`step_forces`).
     pub(super) fn add_part_drag(&mut self) {
-        let (lin, ang) = (self.cfg.part_linear_drag, self.cfg.part_angular_drag);
-        if !self.cfg.part_drag_as_forces || (lin == 0.0 && ang == 0.0) {
+        let (lin, ang) = (self.cfg.drag.part_linear, self.cfg.drag.part_angular);
+        if lin == 0.0 && ang == 0.0 {
             return;
         }
         let mut drag = std::mem::take(&mut self.step_forces.pending);
@@ -72,8 +70,8 @@ impl World {
     /// coming step (`step_forces`), from the velocities the last step
     /// ended with.
     pub(super) fn add_ball_drag(&mut self) {
-        let (lin, ang) = (self.cfg.ball_linear_drag, self.cfg.ball_angular_drag);
-        if !self.cfg.ball_drag_as_forces || (lin == 0.0 && ang == 0.0) {
+        let (lin, ang) = (self.cfg.drag.ball_linear, self.cfg.drag.ball_angular);
+        if lin == 0.0 && ang == 0.0 {
             return;
         }
         let Some(ball) = self.bodies.get(self.ball_body) else {

@@ -3,11 +3,9 @@
 //! joint stopped) and the joint angle read from the bodies.
 
 use nalgebra::{UnitQuaternion, Vector3};
-use rapier3d::prelude::{GenericJoint, JointAxesMask, JointAxis, RigidBodyHandle};
+use rapier3d::prelude::{GenericJoint, JointAxesMask, JointAxis};
 
-use super::convert::{from_rot, to_vec};
-use super::step_forces::PartForce;
-use super::stops;
+use super::convert::from_rot;
 use super::{JointRef, RobotHandle, World};
 
 /// Signed hinge angle (rad) of `child` relative to `parent` about `axis`
@@ -65,7 +63,7 @@ impl World {
         }
         // The angle is only needed for the 0.7.3 rule (and reading it costs
         // an arc tangent per command).
-        let angle = if self.cfg.ignore_commands_outside_range {
+        let angle = if self.cfg.joints.ignore_commands_outside_range {
             let Some(angle) = self.joint_angle_rad(h, joint) else {
                 return;
             };
@@ -88,16 +86,9 @@ impl World {
         let v = rad_per_s.clamp(-j.max_speed, j.max_speed);
         // The motor itself is set at the start of the next step
         // (`update_motors`).
-        r.targets[joint] = v;
-        // Robots that cannot sleep need no waking (and touching a body
+        // Robots never sleep, so nothing needs waking (and touching a body
         // through the set marks it modified for rapier's next step).
-        if self.cfg.allow_sleep {
-            for b in &r.bodies {
-                if let Some(rb) = self.bodies.get_mut(*b) {
-                    rb.wake_up(true);
-                }
-            }
-        }
+        r.targets[joint] = v;
     }
 
     /// The current speed target of a joint (rad/s).
@@ -110,12 +101,15 @@ impl World {
 
     /// Sets every motor for the coming rapier step: target velocity = the
     /// command, target angle = the reference angle, which then advances by
-    /// command × step (see [`PhysicsConfig::motor_anchor_erp`]). The
-    /// position term therefore only corrects drift.
+    /// command × step (see [`JointConfig::anchor`]). The position term
+    /// therefore only corrects drift.
+    ///
+    /// [`JointConfig::anchor`]: super::JointConfig::anchor
     pub(super) fn update_motors(&mut self) {
         let step_dt = self.params.dt;
-        let erp = self.cfg.motor_anchor_erp.clamp(0.0, 1.0);
-        let gain = self.cfg.motor_gain;
+        let anchor = self.cfg.joints.anchor;
+        let erp = anchor.map_or(0.0, |a| a.erp.clamp(0.0, 1.0));
+        let gain = self.cfg.joints.motor_gain;
         // Rapier's acceleration-based motor with stiffness K and damping D
         // corrects erp = dt K / (dt K + D) of the angle error per step and
         // is soft by cfm = 1 / (dt² K + dt D) of the joint's effective
@@ -128,18 +122,11 @@ impl World {
         } else {
             (0.0, gain)
         };
-        let resync = self.cfg.motor_anchor_resync;
+        let resync = anchor.map_or(0.0, |a| a.resync);
         // See `limit_row_or_clamp`: only exact when the step's constraints
         // are built once from the positions it starts from.
         let prune_limits = self.params.num_solver_iterations == 1;
         let inv_dt = self.params.inv_dt();
-        let reference_stops = self.cfg.reference_joint_stops;
-        let stop_settings = (self.cfg.joint_stop_erp, self.cfg.joint_stop_bounce);
-        let fudge = self.cfg.joint_stop_fudge;
-        let joint_damping = self.cfg.joint_damping;
-        // (parent, child, hinge axis in the parent's frame, torque N·m).
-        let mut stop_torques: Vec<(RigidBodyHandle, RigidBodyHandle, Vector3<f32>, f32)> =
-            Vec::new();
         let handles: Vec<RobotHandle> = self.robots.keys().copied().collect();
         for h in handles {
             let n = self.robots.get(&h).map(|r| r.joints.len()).unwrap_or(0);
@@ -151,8 +138,7 @@ impl World {
                     continue;
                 };
                 let v = r.targets[j];
-                let jd = &r.model.joints[j];
-                let (lo, hi) = jd.limits_rad();
+                let (lo, hi) = r.model.joints[j].limits_rad();
                 // A moving joint is a pure velocity motor (exactly the
                 // commanded travel per step). A joint commanded to 0 is a
                 // brake held at the angle where it stopped: the angle at
@@ -182,97 +168,21 @@ impl World {
                         let Some((mb, link)) = self.multibody_joints.get_mut(mh) else {
                             continue;
                         };
-                        let Some((dof, angle)) = mb
-                            .link(link)
-                            .map(|l| (l.assembly_id(), l.joint.coords()[HINGE_COORD]))
-                        else {
-                            continue;
-                        };
-                        let stop = if reference_stops {
-                            stops::active_stop(angle, lo, hi)
-                        } else {
-                            None
-                        };
-                        // The joint's rate only matters to an active stop.
-                        let rate = match stop {
-                            Some(_) => mb.generalized_velocity().get(dof).copied().unwrap_or(0.0),
-                            None => 0.0,
-                        };
-                        // A joint at an active stop is left free by its
-                        // motor; rapier's hinge damping (a conditioning aid
-                        // for the iterative solver, see `joint_damping`)
-                        // would then be the only thing holding it.
-                        if reference_stops {
-                            if let Some(d) = mb.damping_mut().get_mut(dof) {
-                                *d = if stop.is_some() { 0.0 } else { joint_damping };
-                            }
-                        }
                         let Some(l) = mb.link_mut(link) else {
                             continue;
                         };
+                        let angle = l.joint.coords()[HINGE_COORD];
                         let data = &mut l.joint.data;
-                        if !reference_stops {
-                            let v = if prune_limits {
-                                limit_row_or_clamp(data, angle, v, inv_dt)
-                            } else {
-                                v
-                            };
-                            data.set_motor(JointAxis::AngX, reference, v, stiffness, damping);
-                            continue;
-                        }
-                        match stop {
-                            Some(stop) => {
-                                data.motor_axes.remove(JointAxesMask::ANG_X);
-                                let limits = stops::stop_row_limits(
-                                    stop,
-                                    angle,
-                                    (lo, hi),
-                                    rate,
-                                    stop_settings,
-                                    step_dt,
-                                    data.softness.erp_inv_dt(step_dt),
-                                );
-                                data.limits[HINGE_COORD].min = limits[0];
-                                data.limits[HINGE_COORD].max = limits[1];
-                                data.limit_axes |= JointAxesMask::ANG_X;
-                                let torque = stops::motor_torque(stop, v, jd.max_torque, fudge);
-                                stop_torques.push((
-                                    r.bodies[jd.parent],
-                                    r.bodies[jd.child],
-                                    jd.axis.into_inner(),
-                                    torque,
-                                ));
-                            }
-                            None => {
-                                data.limit_axes.remove(JointAxesMask::ANG_X);
-                                data.set_motor(JointAxis::AngX, reference, v, stiffness, damping);
-                            }
-                        }
+                        let v = if prune_limits {
+                            limit_row_or_clamp(data, angle, v, inv_dt)
+                        } else {
+                            v
+                        };
+                        data.set_motor(JointAxis::AngX, reference, v, stiffness, damping);
                     }
                 }
             }
         }
-        // For the coming step only (`step_forces`).
-        for (parent, child, axis, torque) in stop_torques {
-            let Some(rot) = self.bodies.get(parent).map(|b| from_rot(b.rotation())) else {
-                continue;
-            };
-            let t = to_vec(&(rot * axis * torque));
-            let zero = rapier3d::math::Vector::ZERO;
-            self.step_forces.pending.extend([
-                PartForce {
-                    body: child,
-                    force: zero,
-                    torque: t,
-                },
-                PartForce {
-                    body: parent,
-                    force: zero,
-                    torque: -t,
-                },
-            ]);
-        }
-        self.add_step_forces();
     }
 
     pub(super) fn joint_angle_rad(&self, h: RobotHandle, joint: usize) -> Option<f32> {

@@ -13,9 +13,7 @@ use rapier3d::prelude::{
 
 use super::convert::{from_pose, to_pose, to_vec};
 use super::field::shape_of;
-use super::{
-    robot_pair, tag, FootAccum, JointKind, JointRef, Robot, RobotHandle, World, KIND_PART,
-};
+use super::{robot_pair, tag, FootAccum, JointRef, Robot, RobotHandle, World, KIND_PART};
 use crate::sim::model::RobotModel;
 
 /// The torso orientation for a heading in the field frame (0 = facing +x).
@@ -72,30 +70,24 @@ impl World {
         let mut colliders = Vec::with_capacity(model.parts.len());
         for (pi, p) in model.parts.iter().enumerate() {
             let pos = Isometry3::from_parts(Translation3::from(torso_pos + rot * p.pos), rot);
-            let mean_i = (p.inertia.x + p.inertia.y + p.inertia.z) / 3.0;
-            let ang_damp = if mean_i > 0.0 {
-                (cfg.part_angular_drag / mean_i).min(cfg.max_part_angular_damping)
-            } else {
-                0.0
-            };
+            // No body damping: rapier's does not act on the links of a
+            // multibody; the parts' drag is applied as forces (`drag`).
             let b = self.bodies.insert(
                 RigidBodyBuilder::dynamic()
                     .pose(to_pose(&pos))
                     .additional_mass_properties(MassProperties::new(
                         to_vec(&Vector3::zeros()),
                         p.mass,
-                        to_vec(&p.inertia.map(|i| i.max(cfg.min_part_inertia))),
+                        to_vec(&p.inertia),
                     ))
-                    .linear_damping(cfg.part_linear_drag / p.mass)
-                    .angular_damping(ang_damp)
-                    .can_sleep(cfg.allow_sleep)
+                    .can_sleep(false)
                     .build(),
             );
             let c = p.collider.map(|s| {
                 self.colliders.insert_with_parent(
                     ColliderBuilder::new(shape_of(s))
                         .density(0.0)
-                        .friction(cfg.robot_friction)
+                        .friction(cfg.contacts.robot_friction)
                         .friction_combine_rule(CoefficientCombineRule::Max)
                         .restitution(0.0)
                         .restitution_combine_rule(CoefficientCombineRule::Min)
@@ -118,21 +110,16 @@ impl World {
                 .local_anchor2(to_vec(&(j.anchor - model.parts[j.child].pos)))
                 .limits(j.limits_rad().into())
                 .motor_model(MotorModel::AccelerationBased)
-                .motor_velocity(0.0, cfg.motor_gain)
+                .motor_velocity(0.0, cfg.joints.motor_gain)
                 .motor_max_force(j.max_torque)
                 .contacts_enabled(false)
                 .build();
             let (p, c) = (bodies[j.parent], bodies[j.child]);
-            let r = match cfg.joint_kind {
-                JointKind::Impulse => Some(JointRef::Impulse(
-                    self.impulse_joints.insert(p, c, joint, true),
-                )),
-                JointKind::Multibody => self
-                    .multibody_joints
-                    .insert(p, c, joint, true)
-                    .map(JointRef::Multibody),
-            };
-            match r {
+            match self
+                .multibody_joints
+                .insert(p, c, joint, true)
+                .map(JointRef::Multibody)
+            {
                 Some(r) => joints.push(r),
                 // A joint that closes a loop cannot be a multibody link; keep
                 // it as an impulse joint.
@@ -144,17 +131,15 @@ impl World {
         // Rapier gives every rotational degree of freedom of a multibody a
         // damping of its own (0.1 N·m·s/rad, implicit): the hinges and the
         // free root's rotation, an external torque on the torso braking
-        // the whole robot's turning. The reference has neither; both are
-        // settings.
+        // the whole robot's turning. The reference has neither: the root's
+        // is removed, the hinges' is a setting (`joints.damping`).
         if let Some(JointRef::Multibody(mh)) = joints.first() {
             if let Some((mb, _)) = self.multibody_joints.get_mut(*mh) {
                 // A free root's degrees of freedom: three linear, then
                 // three angular.
                 let all = mb.root().joint().ndofs();
                 let angular = all.min(3);
-                mb.damping_mut()
-                    .rows_mut(all - angular, angular)
-                    .fill(cfg.root_angular_damping);
+                mb.damping_mut().rows_mut(all - angular, angular).fill(0.0);
             }
         }
         for j in &joints {
@@ -164,10 +149,7 @@ impl World {
             if let Some((mb, link)) = self.multibody_joints.get_mut(*mh) {
                 if let Some(dof) = mb.link(link).map(|l| l.assembly_id()) {
                     if let Some(d) = mb.damping_mut().get_mut(dof) {
-                        *d = cfg.joint_damping;
-                    }
-                    if let Some(a) = mb.armature_mut().get_mut(dof) {
-                        *a = cfg.joint_armature;
+                        *d = cfg.joints.damping;
                     }
                 }
             }

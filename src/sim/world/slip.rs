@@ -13,55 +13,43 @@
 //! is the plane z = 0: its normal is the joints' z axis.
 //!
 //! The ball's ground contact follows the same law with its own slip
-//! (`ball_ground_slip_damping`): one joint at the ball's lowest point,
+//! (`contacts.ball_ground_slip`): one joint at the ball's lowest point,
 //! where the reference puts its sphere-plane contact, whose lever arm is
 //! the full radius however deep the ball sinks in. Its tangential motors
 //! turn a sliding ball's slip into spin in a step or two, also while the
 //! ball is leaving the ground (the reference's friction rows do not
 //! depend on the normal force either), and never spin it past rolling.
 //!
-//! Where the contact points come from is a setting
-//! (`slip_contacts_at_step_start`): rapier's contacts as last detected,
-//! i.e. at the start of the previous step (one cycle late: a lifting foot
-//! keeps resisting and a landing one slides freely for a cycle), or the
-//! parts' shapes at the poses the step starts from, as the reference's
-//! collision detection runs just before its step.
+//! The contact points come from the parts' shapes at the poses the step
+//! starts from, as the reference's collision detection runs just before
+//! its step (rapier's contacts as last detected are a step late: a
+//! lifting foot would keep resisting and a landing one slide freely for a
+//! cycle).
 
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use rapier3d::prelude::{GenericJoint, JointAxesMask, JointAxis, MotorModel};
 
 use super::convert::{from_pose, from_vec, to_pose};
-use super::{tag_kind, World, KIND_GROUND};
+use super::World;
 
 impl World {
     /// Sets the slip joints for the coming step from the parts' ground
     /// contacts (see the module documentation for which ones).
     pub(super) fn update_slip_joints(&mut self) {
-        let per_point = self.cfg.ground_slip_damping;
-        if per_point <= 0.0 {
+        let Some(per_point) = self.cfg.contacts.ground_slip() else {
             return;
-        }
+        };
         let ground = self.ground_body;
-        let at_step_start = self.cfg.slip_contacts_at_step_start;
         // One buffer for every part's points (at most a few each).
         let mut points: Vec<Vector3<f32>> = Vec::new();
         for r in self.robots.values_mut() {
             for part in 0..r.bodies.len() {
                 points.clear();
                 if let Some(Some(ch)) = r.colliders.get(part).copied() {
-                    if at_step_start {
-                        if let (Some(c), Some(b)) =
-                            (self.colliders.get(ch), self.bodies.get(r.bodies[part]))
-                        {
-                            ground_points(c, b, &mut points);
-                        }
-                    } else {
-                        last_detected_ground_points(
-                            &self.narrow_phase,
-                            &self.colliders,
-                            ch,
-                            &mut points,
-                        );
+                    if let (Some(c), Some(b)) =
+                        (self.colliders.get(ch), self.bodies.get(r.bodies[part]))
+                    {
+                        ground_points(c, b, &mut points);
                     }
                 }
                 let existing = r.slip[part];
@@ -128,10 +116,9 @@ impl World {
     /// The ball's own contacts with the ground then carry no Coulomb
     /// friction (`contacts.rs`).
     pub(super) fn update_ball_slip_joint(&mut self) {
-        let damping = self.cfg.ball_ground_slip_damping;
-        if damping <= 0.0 {
+        let Some(damping) = self.cfg.contacts.ball_ground_slip() else {
             return;
-        }
+        };
         let radius = self.ball_radius();
         let Some(ball) = self.bodies.get(self.ball_body) else {
             return;
@@ -185,7 +172,7 @@ impl World {
     /// weighs into the sensor's contact centre by its magnitude, as a
     /// contact point's force does.
     pub(super) fn collect_slip_forces(&mut self) {
-        if self.cfg.ground_slip_damping <= 0.0 {
+        if self.cfg.contacts.ground_slip().is_none() {
             return;
         }
         for r in self.robots.values_mut() {
@@ -267,46 +254,6 @@ fn ground_points(
             if p.z - cap.radius <= 0.0 {
                 out.push(Vector3::new(p.x, p.y, 0.0));
             }
-        }
-    }
-}
-
-/// The touching points of a part's contacts with the ground as rapier
-/// last detected them (at the start of the previous step).
-fn last_detected_ground_points(
-    narrow_phase: &rapier3d::prelude::NarrowPhase,
-    colliders: &rapier3d::prelude::ColliderSet,
-    ch: rapier3d::prelude::ColliderHandle,
-    points: &mut Vec<Vector3<f32>>,
-) {
-    for pair in narrow_phase.contact_pairs_with(ch) {
-        if !pair.has_any_active_contact() {
-            continue;
-        }
-        let ground_is_2 = pair.collider1 == ch;
-        let other = if ground_is_2 {
-            pair.collider2
-        } else {
-            pair.collider1
-        };
-        let is_ground = colliders
-            .get(other)
-            .is_some_and(|c| tag_kind(c.user_data) == KIND_GROUND);
-        if !is_ground {
-            continue;
-        }
-        // Touching points only: rapier also hands the solver points within
-        // its prediction distance, where the reference has no contact yet.
-        // The ground has no body: its side of a solver contact is the world
-        // point where the part touched it.
-        for m in pair.solver_manifolds() {
-            points.extend(
-                m.data
-                    .solver_contacts
-                    .iter()
-                    .filter(|c| c.dist <= 0.0)
-                    .map(|c| from_vec(if ground_is_2 { c.anchor2 } else { c.anchor1 })),
-            );
         }
     }
 }

@@ -29,16 +29,10 @@ pub struct RobotState {
     pub joint_rates: Vec<f32>,
     /// Per joint: how far its child's copy of the anchor is from its
     /// parent's (field frame, m), the separation under fast motion of the
-    /// reference's joints (`PhysicsConfig::joint_stretch_erp`). Empty =
-    /// none.
+    /// reference's joints (`JointConfig::stretch_erp`). Empty = none.
     pub joint_separations: Vec<Vector3<f32>>,
-    /// Per joint: the child's rotation off where the hinge angle puts it
-    /// (a rotation vector in the field frame, rad), the misalignment under
-    /// fast motion of the reference's joints
-    /// (`PhysicsConfig::joint_misalignment`). Empty = none.
-    pub joint_misalignments: Vec<Vector3<f32>>,
     /// Per joint: the angle the motor holds it at while it is commanded to
-    /// stand still (`PhysicsConfig::motor_anchor_erp`), rad. Empty = every
+    /// stand still (`JointConfig::anchor`), rad. Empty = every
     /// joint held where the state puts it, as after a teleport.
     pub held_angles: Vec<f32>,
 }
@@ -49,7 +43,7 @@ pub enum StateError {
     /// The handle names no robot of this world.
     #[error("no such robot")]
     NoRobot,
-    /// The robot's hinges are impulse joints (or not one articulation).
+    /// The robot's hinges are not one articulation.
     #[error("the robot's hinges are not one multibody rooted at the torso")]
     NotArticulated,
     /// The state's joint count differs from the robot's.
@@ -82,12 +76,7 @@ impl World {
                 .iter()
                 .chain(&s.joint_rates)
                 .chain(&s.held_angles)
-                .chain(
-                    s.joint_separations
-                        .iter()
-                        .chain(&s.joint_misalignments)
-                        .flat_map(|e| e.iter()),
-                )
+                .chain(s.joint_separations.iter().flat_map(|e| e.iter()))
                 .all(|x| x.is_finite());
         if !finite {
             return Err(StateError::NotFinite);
@@ -96,11 +85,7 @@ impl World {
         let n = r.joints.len();
         // Angles and rates are per joint; the optional lists are empty or
         // per joint too. The first list of another length is reported.
-        let optional = [
-            s.joint_separations.len(),
-            s.joint_misalignments.len(),
-            s.held_angles.len(),
-        ];
+        let optional = [s.joint_separations.len(), s.held_angles.len()];
         let wrong = [s.joint_angles.len(), s.joint_rates.len()]
             .into_iter()
             .chain(optional.into_iter().filter(|&len| len != 0))
@@ -185,8 +170,8 @@ impl World {
         }
         self.stretch_reset(h);
         self.forget_step_motion(h);
-        if !s.joint_separations.is_empty() || !s.joint_misalignments.is_empty() {
-            self.set_joint_stretch(h, &s.joint_separations, &s.joint_misalignments);
+        if !s.joint_separations.is_empty() {
+            self.set_joint_stretch(h, &s.joint_separations);
         }
         Ok(())
     }
@@ -215,7 +200,6 @@ impl World {
                 .collect(),
             joint_rates: rates,
             joint_separations: r.stretch.separations().to_vec(),
-            joint_misalignments: r.stretch.misalignments().to_vec(),
             held_angles: r.refs.clone(),
         })
     }

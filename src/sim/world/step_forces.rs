@@ -1,6 +1,7 @@
-//! External forces that hold for one step only: a joint stop's motor
-//! torque (`motors`), the parts' and the ball's drag (`drag`) and the compensation of
-//! rapier's linearised velocity-product forces (`coriolis`). Each is computed from the state the step starts from,
+//! External forces that hold for one step only: the parts' and the
+//! ball's drag (`drag`) and the compensation of rapier's linearised
+//! velocity-product forces (`coriolis`). Each is computed from the state
+//! the step starts from,
 //! added to the parts' external force and torque before the step, and
 //! taken off after it, so that what the parts carried before (a trainer's
 //! push) stays as it was.

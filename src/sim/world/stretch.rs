@@ -12,18 +12,7 @@
 //! from the reference's recorded rotations, this recurrence reproduces
 //! its recorded part positions to 0.6 mm (0.2 mm vertically).
 //!
-//! The same first-order step also turns the two bodies of a hinge off
-//! its axis: each body turns about its own angular velocity held for the
-//! whole step, while the hinge axis turns with the parent during it, so
-//! their relative rotation gains `−h²/2 · ω_p × ω_c` (the commutator of
-//! the two rotations) per step, of which the locked rotation rows remove
-//! ERP per step. Recomputed from the recorded rotations, adding this
-//! misalignment (with the shift it gives the parts below the joint)
-//! halves what is left between the recorded feet and the separations
-//! alone (0.6 → 0.25–0.43 mm RMS over the five walks).
-//!
-//! Our articulations are exact, so separation and misalignment
-//! (`PhysicsConfig::joint_misalignment`, an option) are kept per joint as
+//! Our articulations are exact, so the separation is kept per joint as
 //! state and applied to the parts' collision shapes (and their reported
 //! poses): the feet reach the ground as early as the reference's do, and
 //! a loaded leg stands as long.
@@ -39,25 +28,14 @@ use crate::sim::model::RobotModel;
 /// Collider shifts smaller than this (m) are not applied.
 const MIN_SHIFT: f32 = 1e-6;
 
-/// Collider turns smaller than this (rad) are not applied.
-const MIN_TURN: f32 = 1e-6;
-
-/// Per robot: the joint separations and misalignments and the part poses
-/// they act on.
+/// Per robot: the joint separations and the part poses they act on.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Stretch {
     /// Per joint: child anchor minus parent anchor, field frame (m).
     separation: Vec<Vector3<f32>>,
-    /// Per joint: the child's rotation off where the hinge angle puts it,
-    /// as a rotation vector in the field frame (rad).
-    misalignment: Vec<Vector3<f32>>,
     /// Per part: its displacement from where its joint angles put it: the
-    /// separations from the torso down to it plus the shift the
-    /// misalignments above it give it, field frame (m).
+    /// separations from the torso down to it, field frame (m).
     offset: Vec<Vector3<f32>>,
-    /// Per part: its rotation off where its joint angles put it (the
-    /// misalignments from the torso down to it), field frame.
-    turn: Vec<UnitQuaternion<f32>>,
     /// Per part: the body pose the running step started from.
     start: Vec<Isometry3<f32>>,
     /// Per part: the body pose the last step ended with (kept to reuse
@@ -72,9 +50,7 @@ impl Stretch {
         let parts = model.parts.len();
         Stretch {
             separation: vec![Vector3::zeros(); model.joints.len()],
-            misalignment: vec![Vector3::zeros(); model.joints.len()],
             offset: vec![Vector3::zeros(); parts],
-            turn: vec![UnitQuaternion::identity(); parts],
             start: Vec::with_capacity(parts),
             end: Vec::with_capacity(parts),
             joint_of: (0..parts)
@@ -84,13 +60,9 @@ impl Stretch {
     }
 
     /// Per joint: the separation (see [`super::RobotState`]).
+    #[cfg(feature = "fitting")]
     pub(super) fn separations(&self) -> &[Vector3<f32>] {
         &self.separation
-    }
-
-    /// Per joint: the misalignment (see [`super::RobotState`]).
-    pub(super) fn misalignments(&self) -> &[Vector3<f32>] {
-        &self.misalignment
     }
 
     /// The displacement of a part from where its joint angles put it.
@@ -99,14 +71,6 @@ impl Stretch {
             .get(part)
             .copied()
             .unwrap_or_else(Vector3::zeros)
-    }
-
-    /// The rotation of a part off where its joint angles put it.
-    pub(super) fn turn(&self, part: usize) -> UnitQuaternion<f32> {
-        self.turn
-            .get(part)
-            .copied()
-            .unwrap_or_else(UnitQuaternion::identity)
     }
 }
 
@@ -143,24 +107,6 @@ pub fn joint_drift<'a>(
     })
 }
 
-/// The misalignment each joint of a robot gains in one first-order step
-/// of length `h` that took its parts from the poses `start` to `end`, in
-/// the model's joint order: `−h²/2 · ω_p × ω_c`, the off-axis part of the
-/// relative rotation of two bodies each turned about its own angular
-/// velocity (taken from its rotation over the step).
-pub fn joint_misalignment_drift<'a>(
-    model: &'a RobotModel,
-    start: &'a [Isometry3<f32>],
-    end: &'a [Isometry3<f32>],
-    h: f32,
-) -> impl Iterator<Item = Vector3<f32>> + 'a {
-    let omega = step_rate(start, end, h);
-    model
-        .joints
-        .iter()
-        .map(move |j| -0.5 * h * h * omega(j.parent).cross(&omega(j.child)))
-}
-
 /// The poses of a robot's bodies (identity for a missing one).
 fn body_poses<'a>(
     bodies: &'a RigidBodySet,
@@ -174,42 +120,19 @@ fn body_poses<'a>(
     })
 }
 
-/// Sums the separations and misalignments along every part's chain and
-/// moves the part's collision shape by that much.
+/// Sums the separations along every part's chain and moves the part's
+/// collision shape by that much.
 fn apply(robot: &mut Robot, bodies: &RigidBodySet, colliders: &mut ColliderSet) {
     let s = &mut robot.stretch;
     let model = &robot.model;
-    let pose = |part: usize| {
-        bodies
-            .get(robot.bodies[part])
-            .map(|b| from_pose(b.position()))
-            .unwrap_or_else(Isometry3::identity)
-    };
     for part in 0..s.offset.len() {
-        // Looked up only for a misaligned joint (never by default).
-        let mut centre = None;
         let mut shift = Vector3::zeros();
-        let mut turn = Vector3::zeros();
         let mut b = part;
         while let Some(k) = s.joint_of[b] {
-            let j = &model.joints[k];
             shift += s.separation[k];
-            let m = s.misalignment[k];
-            if m != Vector3::zeros() {
-                // The part turns about the joint's anchor.
-                let anchor = pose(j.child) * Point3::from(j.anchor - model.parts[j.child].pos);
-                let centre = *centre.get_or_insert_with(|| pose(part).translation.vector);
-                shift += m.cross(&(centre - anchor.coords));
-                turn += m;
-            }
-            b = j.parent;
+            b = model.joints[k].parent;
         }
         s.offset[part] = shift;
-        s.turn[part] = if turn == Vector3::zeros() {
-            UnitQuaternion::identity()
-        } else {
-            UnitQuaternion::from_scaled_axis(turn)
-        };
     }
     for (part, c) in robot.colliders.iter().enumerate() {
         let (Some(c), Some(body)) = (
@@ -220,12 +143,6 @@ fn apply(robot: &mut Robot, bodies: &RigidBodySet, colliders: &mut ColliderSet) 
         };
         let inv = from_pose(body.position()).rotation.inverse();
         let local = inv * s.offset[part];
-        // Without misalignment the shape keeps its exact orientation.
-        let local_turn = if s.turn[part] == UnitQuaternion::identity() {
-            UnitQuaternion::identity()
-        } else {
-            inv * s.turn[part] * inv.inverse()
-        };
         // Moving a collider makes rapier recompute its body's mass
         // properties and rebuild the joint rows attached to it: skip the
         // shifts nothing could notice (a standing robot's).
@@ -233,14 +150,12 @@ fn apply(robot: &mut Robot, bodies: &RigidBodySet, colliders: &mut ColliderSet) 
             .position_wrt_parent()
             .map(from_pose)
             .unwrap_or_else(Isometry3::identity);
-        if (local - applied.translation.vector).norm() < MIN_SHIFT
-            && local_turn.angle_to(&applied.rotation) < MIN_TURN
-        {
+        if (local - applied.translation.vector).norm() < MIN_SHIFT {
             continue;
         }
         c.set_position_wrt_parent(to_pose(&Isometry3::from_parts(
             Translation3::from(local),
-            local_turn,
+            UnitQuaternion::identity(),
         )));
     }
 }
@@ -248,7 +163,7 @@ fn apply(robot: &mut Robot, bodies: &RigidBodySet, colliders: &mut ColliderSet) 
 impl World {
     /// Remembers every part's pose before the step.
     pub(super) fn stretch_before_step(&mut self) {
-        if self.cfg.joint_stretch_erp <= 0.0 {
+        if self.stretch_erp().is_none() {
             return;
         }
         for r in self.robots.values_mut() {
@@ -262,12 +177,10 @@ impl World {
     /// Advances every joint's separation by the step just taken and moves
     /// the parts' collision shapes by the sum along their chain.
     pub(super) fn stretch_after_step(&mut self) {
-        let erp = self.cfg.joint_stretch_erp;
-        if erp <= 0.0 {
+        let Some(erp) = self.stretch_erp() else {
             return;
-        }
+        };
         let h = self.params.dt;
-        let misalign = self.cfg.joint_misalignment;
         for r in self.robots.values_mut() {
             if r.stretch.start.len() != r.bodies.len() {
                 continue;
@@ -283,37 +196,26 @@ impl World {
             {
                 *e = *e * (1.0 - erp) + d;
             }
-            if misalign {
-                for (e, d) in s
-                    .misalignment
-                    .iter_mut()
-                    .zip(joint_misalignment_drift(&r.model, &s.start, &end, h))
-                {
-                    *e = *e * (1.0 - erp) + d;
-                }
-            }
             s.end = end;
             apply(r, &self.bodies, &mut self.colliders);
         }
     }
 
-    /// Sets a robot's joint separations and misalignments (one per joint,
-    /// field frame; an empty list leaves them at zero).
-    pub(super) fn set_joint_stretch(
-        &mut self,
-        h: RobotHandle,
-        separations: &[Vector3<f32>],
-        misalignments: &[Vector3<f32>],
-    ) {
+    /// The joint stretch emulation's ERP, if it is on.
+    fn stretch_erp(&self) -> Option<f32> {
+        self.cfg.joints.stretch_erp.filter(|erp| *erp > 0.0)
+    }
+
+    /// Sets a robot's joint separations (one per joint, field frame; an
+    /// empty list leaves them at zero).
+    #[cfg(feature = "fitting")]
+    pub(super) fn set_joint_stretch(&mut self, h: RobotHandle, separations: &[Vector3<f32>]) {
         let Some(r) = self.robots.get_mut(&h) else {
             return;
         };
         let n = r.stretch.separation.len();
         if separations.len() == n {
             r.stretch.separation.copy_from_slice(separations);
-        }
-        if misalignments.len() == n {
-            r.stretch.misalignment.copy_from_slice(misalignments);
         }
         apply(r, &self.bodies, &mut self.colliders);
     }
@@ -325,17 +227,10 @@ impl World {
             return;
         };
         let s = &mut r.stretch;
-        if s.separation
-            .iter()
-            .chain(&s.misalignment)
-            .all(|e| *e == Vector3::zeros())
-        {
+        if s.separation.iter().all(|e| *e == Vector3::zeros()) {
             return;
         }
-        s.separation
-            .iter_mut()
-            .chain(s.misalignment.iter_mut())
-            .for_each(|e| *e = Vector3::zeros());
+        s.separation.fill(Vector3::zeros());
         apply(r, &self.bodies, &mut self.colliders);
     }
 }

@@ -4,9 +4,9 @@
 //! walk falls, a get-up ends lying).
 //!
 //! ```text
-//! cargo run --release --example gait_oracle -- [PREFIX] [PARTS] [ALPHA] [RON overrides]
-//! cargo run --release --example gait_oracle -- g_walk yaw,xy 1
-//! cargo run --release --example gait_oracle -- g_walk tilt 0.1 '(part_drag_as_forces: true)'
+//! cargo run --release -p rcss3d-tools --bin fit -- oracle [PREFIX] [PARTS] [ALPHA] [RON overrides]
+//! cargo run --release -p rcss3d-tools --bin fit -- oracle g_walk yaw,xy 1
+//! cargo run --release -p rcss3d-tools --bin fit -- oracle g_walk tilt 0.1 '(part_drag_as_forces: true)'
 //! ```
 //!
 //! PARTS is a comma-separated list of `yaw` (torso heading and turning
@@ -25,8 +25,8 @@
 //! frame: roll, pitch, yaw) and position error are printed every 10 rows
 //! to stderr (`TRACE=all`: every row, with both feet's loads).
 
-#[path = "../tests/physics/replay.rs"]
-mod replay;
+use crate::overrides;
+use crate::replay;
 
 use nalgebra::{UnitQuaternion, Vector3};
 use rcss3d::sim::world::{PhysicsConfig, RobotState};
@@ -91,8 +91,8 @@ impl Oracle {
     }
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+/// Runs the subcommand with its arguments.
+pub fn run(args: Vec<String>) {
     let prefix = args.first().cloned().unwrap_or_else(|| "g_walk".into());
     let parts = args.get(1).cloned().unwrap_or_else(|| "none".into());
     let has = |m: &str| parts.split(',').any(|x| x == m);
@@ -104,17 +104,12 @@ fn main() {
         joints: has("joints"),
         alpha: args.get(2).and_then(|a| a.parse().ok()).unwrap_or(1.0),
     };
-    let cfg: PhysicsConfig = match args.get(3).map(|a| ron::from_str(a)) {
-        None => PhysicsConfig::default(),
-        Some(Ok(c)) => c,
-        Some(Err(e)) => {
-            eprintln!("{e}");
-            std::process::exit(2);
-        }
-    };
+    let cfg: PhysicsConfig = args
+        .get(3)
+        .map_or_else(PhysicsConfig::default, |a| overrides::parse(a).1);
     let trace = std::env::var("TRACE").ok();
     for sc in replay::Scenario::all(&replay::gaits_dir(), &prefix) {
-        let c = replay::compare(&sc, &run(&cfg, &sc, &oracle, trace.as_deref()));
+        let c = replay::compare(&sc, &run_with_oracle(&cfg, &sc, &oracle, trace.as_deref()));
         let fall = c.fall.0.map_or("-".to_string(), |t| format!("{t:.2} s"));
         print!(
             "{}: fall {fall}, walked {:.2} m of {:.2}",
@@ -131,7 +126,7 @@ fn main() {
 }
 
 /// Replays one scenario with the oracle's corrections after every step.
-fn run(
+fn run_with_oracle(
     cfg: &PhysicsConfig,
     sc: &replay::Scenario,
     oracle: &Oracle,

@@ -8,12 +8,12 @@
 //! pass (`stabilization_iterations`; default: the setting's own).
 //!
 //! ```text
-//! cargo run --release --example solver_convergence -- [PREFIX] [--sweeps N] [--relaxation N] [RON overrides]...
-//! cargo run --release --example solver_convergence -- g_ '(internal_pgs_iterations: 50)'
+//! cargo run --release -p rcss3d-tools --bin fit -- convergence [PREFIX] [--sweeps N] [--relaxation N] [RON overrides]...
+//! cargo run --release -p rcss3d-tools --bin fit -- convergence g_ '(internal_pgs_iterations: 50)'
 //! ```
 
-#[path = "../tests/physics/replay.rs"]
-mod replay;
+use crate::overrides;
+use crate::replay;
 
 use rcss3d::sim::world::PhysicsConfig;
 
@@ -39,34 +39,38 @@ fn apart(a: &replay::Run, b: &replay::Run, rows: usize) -> (f64, f64, f64) {
     ((sq / n.max(1) as f64).sqrt(), torso, load)
 }
 
-fn main() {
+/// Runs the subcommand with its arguments.
+pub fn run(args: Vec<String>) {
     let mut prefix = String::new();
     let mut sweeps = 3000usize;
     let mut relaxation: Option<usize> = None;
     let mut configs: Vec<(String, PhysicsConfig)> = Vec::new();
-    let mut args = std::env::args().skip(1);
+    let mut args = args.into_iter();
     while let Some(a) = args.next() {
         if a == "--sweeps" {
             sweeps = args.next().and_then(|v| v.parse().ok()).unwrap_or(sweeps);
         } else if a == "--relaxation" {
             relaxation = args.next().and_then(|v| v.parse().ok());
         } else if a.starts_with('(') {
-            configs.push(replay::physics_arg(&a));
+            configs.push(overrides::parse(&a));
         } else {
             prefix = a;
         }
     }
-    let configs = replay::or_defaults(configs);
+    let configs = overrides::or_defaults(configs);
     let scenarios = replay::Scenario::all(&replay::gaits_dir(), &prefix);
     for (label, cfg) in &configs {
         let converged = PhysicsConfig {
-            internal_pgs_iterations: sweeps,
-            stabilization_iterations: relaxation.unwrap_or(cfg.stabilization_iterations),
+            solver: rcss3d::sim::world::SolverConfig {
+                internal_pgs_iterations: sweeps,
+                stabilization_iterations: relaxation.unwrap_or(cfg.solver.stabilization_iterations),
+                ..cfg.solver.clone()
+            },
             ..cfg.clone()
         };
         println!(
             "## {label} against {sweeps} sweeps, {} relaxation sweeps",
-            converged.stabilization_iterations
+            converged.solver.stabilization_iterations
         );
         println!("| scenario | joints 1 s ° | torso 1 s mm | feet 1 s N | joints 2 s ° | torso 2 s mm | feet 2 s N |");
         println!("|---|---|---|---|---|---|---|");

@@ -3,7 +3,7 @@
 //! replica of the reference physics (`tools/ode-replica`).
 //!
 //! ```text
-//! cargo run --release --example model_dump -- OUT_DIR
+//! cargo run --release -p rcss3d-tools --bin fit -- model-dump OUT_DIR
 //! ```
 //!
 //! One line per part, `P name mass Ixx Iyy Izz x y z COLLIDER MASS_SHAPE`
@@ -12,8 +12,7 @@
 //! max_speed max_torque`; a shape is `b lx ly lz`, `s r 0 0`, `c r len 0`
 //! or `n 0 0 0` (none).
 
-#[path = "../tests/physics/replay.rs"]
-mod replay;
+use crate::replay;
 
 use rcss3d::sim::model::{RobotModel, ShapeDesc};
 
@@ -64,8 +63,9 @@ fn describe(m: &RobotModel) -> String {
     out
 }
 
-fn main() {
-    let Some(dir) = std::env::args().nth(1) else {
+/// Runs the subcommand with its arguments.
+pub fn run(args: Vec<String>) {
+    let Some(dir) = args.into_iter().next() else {
         eprintln!("usage: model_dump OUT_DIR");
         std::process::exit(2);
     };

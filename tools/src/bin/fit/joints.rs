@@ -4,22 +4,17 @@
 //! heading, joint angles.
 //!
 //! ```text
-//! cargo run --release --example gait_joints -- g_walk_t0 '(physics overrides)' > ours.csv
+//! cargo run --release -p rcss3d-tools --bin fit -- joints g_walk_t0 '(physics overrides)' > ours.csv
 //! ```
-#[path = "../tests/physics/replay.rs"]
-mod replay;
+use crate::overrides;
+use crate::replay;
 use rcss3d::sim::world::PhysicsConfig;
-fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+/// Runs the subcommand with its arguments.
+pub fn run(args: Vec<String>) {
     let name = args.first().cloned().unwrap_or_else(|| "g_walk_t0".into());
-    let cfg: PhysicsConfig = match args.get(1).map(|a| ron::from_str(a)) {
-        Some(Ok(c)) => c,
-        Some(Err(e)) => {
-            eprintln!("config: {e}");
-            std::process::exit(2);
-        }
-        None => PhysicsConfig::default(),
-    };
+    let cfg: PhysicsConfig = args
+        .get(1)
+        .map_or_else(PhysicsConfig::default, |a| overrides::parse(a).1);
     let dir = if name.starts_with("c_") {
         replay::physics_dir()
     } else {

@@ -9,7 +9,7 @@
 //! fitting them.
 //!
 //! ```text
-//! cargo run --release --example gait_onestep -- [PREFIX] [--horizon H] [--joints] [--steps] [--self] [--anchor-feet] [RON overrides]...
+//! cargo run --release -p rcss3d-tools --bin fit -- onestep [PREFIX] [--horizon H] [--joints] [--steps] [--self] [--anchor-feet] [RON overrides]...
 //! ```
 //!
 //! `--self` replaces the reference by our own open-loop replay (the
@@ -33,15 +33,13 @@
 //! ground (`low,scenario,row,part:lowest point:centre above the
 //! reference's,…`, mm).
 
-#[path = "../tests/physics/replay.rs"]
-mod replay;
+use crate::overrides;
+use crate::replay;
 
 use nalgebra::Isometry3;
 use nalgebra::{Matrix3, Rotation3, UnitQuaternion, Vector3};
 use rcss3d::sim::model::ShapeDesc;
-use rcss3d::sim::world::{
-    joint_drift, joint_misalignment_drift, PhysicsConfig, RobotHandle, RobotState, World,
-};
+use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotHandle, RobotState, World};
 
 /// A recorded trajectory in the form the tool needs: per row, torso
 /// pose, joint angles (rad), foot loads, ball position.
@@ -56,9 +54,6 @@ struct Rows {
     /// Per row: the joints' separations the recorded motion built up
     /// (empty when the stretch emulation is off).
     separations: Vec<Vec<Vector3<f32>>>,
-    /// Per row: the joints' misalignments the recorded motion built up
-    /// (empty when that emulation is off).
-    misalignments: Vec<Vec<Vector3<f32>>>,
 }
 
 const H: f32 = 0.02;
@@ -111,7 +106,6 @@ impl Rows {
                 l.into_iter().zip(r).map(|(l, r)| [l, r]).collect()
             }),
             separations: Vec::new(),
-            misalignments: Vec::new(),
         }
     }
 
@@ -140,7 +134,6 @@ impl Rows {
                     .collect(),
             ),
             separations: Vec::new(),
-            misalignments: Vec::new(),
         }
     }
 
@@ -160,7 +153,6 @@ impl Rows {
                 .map(|(a, b)| (a - b) / H)
                 .collect(),
             joint_separations: self.separations.get(i).cloned().unwrap_or_default(),
-            joint_misalignments: self.misalignments.get(i).cloned().unwrap_or_default(),
             held_angles: Vec::new(),
         }
     }
@@ -169,7 +161,7 @@ impl Rows {
     /// the parts' poses by forward kinematics of each row, the drift of
     /// each step from them, the fraction `erp` removed per step (as the
     /// world does).
-    fn add_separations(&mut self, w: &mut World, h: RobotHandle, erp: f32, misalign: bool) {
+    fn add_separations(&mut self, w: &mut World, h: RobotHandle, erp: f32) {
         let m = w.robot_model(h).clone();
         let mut poses: Vec<Vec<Isometry3<f32>>> = Vec::with_capacity(self.torso_p.len());
         for i in 1..self.torso_p.len() {
@@ -179,25 +171,12 @@ impl Rows {
             poses.push((0..m.parts.len()).map(|p| w.part_pose(h, p)).collect());
         }
         let mut e = vec![Vector3::zeros(); m.joints.len()];
-        let mut turn = e.clone();
         self.separations = vec![e.clone(), e.clone()];
-        if misalign {
-            self.misalignments = self.separations.clone();
-        }
         for pair in poses.windows(2) {
             for (e, d) in e.iter_mut().zip(joint_drift(&m, &pair[0], &pair[1], H)) {
                 *e = *e * (1.0 - erp) + d;
             }
             self.separations.push(e.clone());
-            if misalign {
-                for (e, d) in turn
-                    .iter_mut()
-                    .zip(joint_misalignment_drift(&m, &pair[0], &pair[1], H))
-                {
-                    *e = *e * (1.0 - erp) + d;
-                }
-                self.misalignments.push(turn.clone());
-            }
         }
     }
 }
@@ -235,7 +214,8 @@ fn lowest_point(pose: &Isometry3<f32>, shape: &ShapeDesc) -> f32 {
     }
 }
 
-fn main() {
+/// Runs the subcommand with its arguments.
+pub fn run(args: Vec<String>) {
     let mut prefix = String::new();
     let mut horizon = 5usize;
     let mut per_joint = false;
@@ -243,7 +223,7 @@ fn main() {
     let mut self_check = false;
     let mut anchor_feet = false;
     let mut configs: Vec<(String, PhysicsConfig)> = Vec::new();
-    let mut args = std::env::args().skip(1);
+    let mut args = args.into_iter();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--horizon" => horizon = args.next().and_then(|v| v.parse().ok()).unwrap_or(5).max(1),
@@ -251,11 +231,11 @@ fn main() {
             "--steps" => steps = true,
             "--self" => self_check = true,
             "--anchor-feet" => anchor_feet = true,
-            _ if a.starts_with('(') => configs.push(replay::physics_arg(&a)),
+            _ if a.starts_with('(') => configs.push(overrides::parse(&a)),
             _ => prefix = a,
         }
     }
-    let configs = replay::or_defaults(configs);
+    let configs = overrides::or_defaults(configs);
     let prefix = if prefix.is_empty() {
         "g_".into()
     } else {
@@ -338,8 +318,8 @@ fn evaluate(
     } else {
         Rows::from_trace(sc, &names)
     };
-    if cfg.joint_stretch_erp > 0.0 {
-        rows.add_separations(&mut w, h, cfg.joint_stretch_erp, cfg.joint_misalignment);
+    if let Some(erp) = cfg.joints.stretch_erp.filter(|e| *e > 0.0) {
+        rows.add_separations(&mut w, h, erp);
     }
     let n = rows.torso_p.len();
     // The reference's foot sensors (centre x, y and force x, y, z in the

@@ -3,8 +3,8 @@
 //! fitting the physics settings.
 //!
 //! ```text
-//! cargo run --release --example gait_replay -- [PREFIX] [RON overrides of the physics section]...
-//! cargo run --release --example gait_replay -- g_walk '(motor_gain: 1e5)' '(substeps: 1)'
+//! cargo run --release -p rcss3d-tools --bin fit -- gaits [PREFIX] [RON overrides of the physics section]...
+//! cargo run --release -p rcss3d-tools --bin fit -- gaits g_walk '(motor_gain: 1e5)' '(substeps: 1)'
 //! ```
 //!
 //! Each RON argument is a `physics:` section (fields not given keep their
@@ -24,18 +24,19 @@
 //! draw from the distribution the physics gives this motion, and the
 //! pass rate compares settings where single replays flip.
 
-#[path = "../tests/physics/replay.rs"]
-mod replay;
+use crate::overrides;
+use crate::replay;
 
 use rcss3d::sim::world::PhysicsConfig;
 
-fn main() {
+/// Runs the subcommand with its arguments.
+pub fn run(args: Vec<String>) {
     let mut prefix = String::from("");
     let mut configs: Vec<(String, PhysicsConfig)> = Vec::new();
     let mut shifts = 0usize;
     let mut nudges = 0usize;
     let mut nudge_speed = 0.05f32;
-    let mut args = std::env::args().skip(1);
+    let mut args = args.into_iter();
     while let Some(a) = args.next() {
         if a == "--shifts" {
             shifts = args.next().and_then(|v| v.parse().ok()).unwrap_or(0);
@@ -44,12 +45,12 @@ fn main() {
         } else if a == "--nudge-speed" {
             nudge_speed = args.next().and_then(|v| v.parse().ok()).unwrap_or(0.05);
         } else if a.starts_with('(') {
-            configs.push(replay::physics_arg(&a));
+            configs.push(overrides::parse(&a));
         } else {
             prefix = a;
         }
     }
-    let configs = replay::or_defaults(configs);
+    let configs = overrides::or_defaults(configs);
     let mut scenarios = Vec::new();
     if prefix.is_empty() {
         scenarios.extend(replay::Scenario::all(&replay::physics_dir(), "c_stand"));

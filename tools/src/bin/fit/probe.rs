@@ -1,0 +1,120 @@
+//! Probes of one robot, printed (nothing asserted; the acceptance checks
+//! live in `tests/physics/`):
+//!
+//! ```text
+//! cargo run --release -p rcss3d-tools --bin fit -- probe stand [TYPE] [Z] [RON overrides]
+//! cargo run --release -p rcss3d-tools --bin fit -- probe motor [X] [RON overrides]
+//! ```
+//!
+//! `stand`: a robot of type TYPE (default 0) dropped from torso height Z
+//! (default 0.4 m): torso pose, foot forces and every joint away from
+//! zero, for 150 cycles. `motor`: `lae1` commanded to full speed on a
+//! type 0 robot at x = X (default −5) without gravity: the angle and its
+//! change in each of 25 cycles. The physics step time is measured by the
+//! `cycle_step` bench.
+
+use std::sync::Arc;
+
+use nalgebra::Vector3;
+use rcss3d::sim::model::{ModelLibrary, RobotModel};
+use rcss3d::sim::world::{PhysicsConfig, World};
+
+use crate::overrides;
+
+/// Runs the subcommand with its arguments.
+pub fn run(args: Vec<String>) {
+    let lib = match ModelLibrary::built_in() {
+        Ok(l) => l,
+        Err(e) => panic!("models: {e}"),
+    };
+    let (numbers, rest): (Vec<&String>, Vec<&String>) =
+        args.iter().skip(1).partition(|a| a.parse::<f32>().is_ok());
+    let number = |k: usize| numbers.get(k).and_then(|a| a.parse::<f32>().ok());
+    let cfg = rest
+        .first()
+        .map_or_else(PhysicsConfig::default, |a| overrides::parse(a).1);
+    match args.first().map(String::as_str) {
+        Some("stand") => stand(
+            &lib,
+            &cfg,
+            number(0).unwrap_or(0.0) as u8,
+            number(1).unwrap_or(0.4),
+        ),
+        Some("motor") => motor(&lib, &cfg, number(0).unwrap_or(-5.0)),
+        other => {
+            eprintln!("probe: `stand` or `motor`, not {other:?}");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn model(lib: &ModelLibrary, robot_type: u8) -> Arc<RobotModel> {
+    match lib.resolve("rsg/agent/nao/nao_hetero.rsg", &[robot_type.to_string()]) {
+        Ok(m) => m,
+        Err(e) => panic!("type {robot_type}: {e}"),
+    }
+}
+
+fn world_with(cfg: &PhysicsConfig) -> World {
+    match World::new(cfg) {
+        Ok(w) => w,
+        Err(e) => panic!("World::new: {e}"),
+    }
+}
+
+/// One robot of type `t` dropped from torso height `z0`: torso pose,
+/// foot forces and every joint away from zero, for 150 cycles.
+fn stand(lib: &ModelLibrary, cfg: &PhysicsConfig, t: u8, z0: f32) {
+    let mut w = world_with(cfg);
+    let h = w.add_robot(model(lib, t), Vector3::new(-5.0, 0.0, z0), 0.0);
+    let m = w.robot_model(h).clone();
+    for step in 1..=150 {
+        w.step();
+        if step % 10 == 0 || step < 6 {
+            let p = w.part_pose(h, m.torso);
+            let up = p.rotation * Vector3::z();
+            let angles: Vec<String> = (0..m.joints.len())
+                .filter(|j| w.joint_angle_deg(h, *j).abs() > 0.05)
+                .map(|j| format!("{}={:.2}", m.joints[j].perceptor, w.joint_angle_deg(h, j)))
+                .collect();
+            let ff: Vec<String> = (0..m.foot_sensors.len())
+                .map(|s| match w.foot_force(h, s) {
+                    Some((c, f)) => format!("{:.2},{:.2},{:.3}/{:.2}", c.x, c.y, c.z, f.z),
+                    None => "-".into(),
+                })
+                .collect();
+            println!(
+                "{step:4} z={:.5} x={:.4} y={:.4} up=({:.3},{:.3},{:.4}) {} | {}",
+                p.translation.z,
+                p.translation.x,
+                p.translation.y,
+                up.x,
+                up.y,
+                up.z,
+                ff.join(" "),
+                angles.join(" ")
+            );
+        }
+    }
+}
+
+/// `lae1` commanded to full speed on a type 0 robot without gravity: the
+/// angle and its change in each of 25 cycles.
+fn motor(lib: &ModelLibrary, cfg: &PhysicsConfig, px: f32) {
+    let cfg = PhysicsConfig {
+        gravity: 0.0,
+        ..cfg.clone()
+    };
+    let mut w = world_with(&cfg);
+    let h = w.add_robot(model(lib, 0), Vector3::new(px, 0.0, 2.0), 0.0);
+    let m = w.robot_model(h).clone();
+    let j = m.joint_by_effector("lae1").unwrap_or(0);
+    w.set_joint_speed(h, j, 6.1395);
+    let mut last = 0.0;
+    for step in 1..=25 {
+        w.step();
+        let a = w.joint_angle_deg(h, j);
+        println!("{step} lae1 {a:.3} (+{:.3})", a - last);
+        last = a;
+    }
+}
