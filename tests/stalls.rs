@@ -3,7 +3,8 @@
 //! a silent agent with and without a sync timeout, `init` and `beam` in
 //! one cycle, `(killsim)` while the server waits at the sync barrier,
 //! idle connections that would hold the agent slots, out-of-range
-//! `(time ...)`, a referee move of a lying robot, and a reset connection.
+//! `(time ...)`, a referee move of a lying robot, a reset connection, and
+//! FC Portugal's start-up (one frame per answer, also with slow steps).
 //! Every test runs the real TCP server.
 
 mod util;
@@ -687,4 +688,93 @@ async fn a_reset_connection_is_an_ordinary_disconnect() {
     );
     a.abort();
     server.stop().await;
+}
+
+/// Reads the frame that answers the agent's last message and fails if a
+/// second one follows within `window`: in sync mode every frame waits for
+/// the answer to the one before, so an agent that reads a frame and then
+/// looks whether another is readable (FC Portugal's does, and logs "The
+/// agent lost 1 packet!" when one is) never finds one.
+async fn only_frame(a: &mut TestAgent, window: Duration, after: &str) -> String {
+    let frame = a.recv().await;
+    if let Some(extra) = a.try_recv(window).await {
+        panic!(
+            "a second frame (time {}) followed the one at time {} after {after}: \
+             the server ran a cycle the agent had not answered",
+            now(&extra),
+            now(&frame)
+        );
+    }
+    frame
+}
+
+/// FC Portugal's start-up and its gym's reset, with the delays a slow
+/// Python start puts between its messages: `scene`, then `init` alone (no
+/// `(syn)`: before its first `(syn)` any message answers a frame), three
+/// times `(syn)`, then the monitor port and 25 + 8 trainer beams, each
+/// followed by joint speeds and `(syn)`. Every answer gets exactly one
+/// frame; the `init` is answered by the frame built before it took
+/// effect, and the next one (the first to name the agent's number) waits
+/// for the agent's next message.
+async fn fcp_style_start(pause: Duration) {
+    let server = TestServer::start(test_config()).await;
+    let window = Duration::from_millis(250);
+    let mut a = server.agent().await;
+    a.send("(scene rsg/agent/nao/nao_hetero.rsg 0)").await;
+    only_frame(&mut a, window, "the scene").await;
+    // Building the agent: seconds on a cold start.
+    tokio::time::sleep(pause).await;
+    a.send("(init (unum 1)(teamname Cold))").await;
+    let mut last = now(&only_frame(&mut a, window, "the init").await);
+    let mut named = false;
+    for i in 1..=3 {
+        tokio::time::sleep(pause).await;
+        a.send("(syn)").await;
+        let f = only_frame(&mut a, window, &format!("(syn) {i} of the start")).await;
+        named |= f.contains("(GS (unum 1) (team left)");
+        let t = now(&f);
+        assert!(
+            (t - last - 0.02).abs() < 1e-3,
+            "time went from {last} to {t}"
+        );
+        last = t;
+    }
+    assert!(named, "no frame of the start named the agent's number");
+    let mut mon = MonitorClient::connect(server.monitor_addr)
+        .await
+        .expect("monitor");
+    for i in 1..=33 {
+        mon.send("(agent (unum 1) (team Left) (move -3 0 0.5 -90))")
+            .await
+            .expect("trainer beam");
+        // Every other beam may reach the server while it waits at the
+        // barrier, the others before the agent's answer.
+        if i % 2 == 0 {
+            tokio::time::sleep(pause / 4).await;
+        }
+        a.send("(he1 0.01)(he2 0)(lle1 0)(rle1 0)(syn)").await;
+        let f = only_frame(
+            &mut a,
+            Duration::from_millis(40),
+            &format!("reset step {i}"),
+        )
+        .await;
+        let t = now(&f);
+        assert!(
+            (t - last - 0.02).abs() < 1e-3,
+            "time went from {last} to {t}"
+        );
+        last = t;
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_fcp_style_start_gets_one_frame_per_answer() {
+    fcp_style_start(Duration::ZERO).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_fcp_style_start_with_slow_steps_gets_one_frame_per_answer() {
+    fcp_style_start(Duration::from_millis(300)).await;
 }
