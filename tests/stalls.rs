@@ -590,8 +590,7 @@ async fn a_lying_robot_moved_by_the_referee_is_still_lying() {
     }
     assert!(lying_frames >= 25, "the robot did not come to lie still");
     // The trainer drags it, lying, into the left half; before kick-off the
-    // referee clears every team from the opponent's half (soccer-rules
-    // §8.2), so it moves the robot back in the next referee cycle.
+    // referee clears every team from the opponent's half (docs/protocol.md#referee-moves), so it moves the robot back in the next referee cycle.
     let mut mon = MonitorClient::connect(server.monitor_addr)
         .await
         .expect("monitor");

@@ -1,4 +1,4 @@
-//! The referee's configuration: every parameter of soccer-rules §11 under the
+//! The referee's configuration: every parameter of docs/protocol.md#referee-parameters under the
 //! reference's own names (the RON keys of the `rules:` section of
 //! `conf/server.ron`), with the defaults that upstream `naosoccersim.rb` sets.
 //!

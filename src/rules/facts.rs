@@ -1,7 +1,7 @@
 //! What the referee is told about the world each cycle ([`WorldFacts`]) and
 //! what it asks the simulation to do ([`Decision`]).
 //!
-//! Everything is in the field frame (soccer-rules §0): origin at the field
+//! Everything is in the field frame (docs/protocol.md#field-frame): origin at the field
 //! centre, +x towards the right team's goal, +z up. Headings are degrees
 //! about +z with 0 = facing +x.
 

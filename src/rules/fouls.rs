@@ -1,4 +1,4 @@
-//! The player-foul referee of soccer-rules §7: per-player counters, the
+//! The player-foul referee of docs/protocol.md#player-fouls: per-player counters, the
 //! per-cycle pipeline (rankings and posture, charging, crowding, illegal
 //! defence, incapable, touch groups) and enforcement (§7.2: hold in the air,
 //! then off to the touchline).

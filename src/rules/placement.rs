@@ -1,4 +1,4 @@
-//! Referee repositioning (soccer-rules §8): clearing a team from a circle or
+//! Referee repositioning (docs/protocol.md#referee-moves): clearing a team from a circle or
 //! a rectangle, repelling kick takers, and the safe-spot search. All moves of
 //! one cycle go through a [`Cycle`], which keeps a working copy of the robots
 //! (so a robot moved once is seen at its new place by later checks), the

@@ -54,7 +54,7 @@ pub struct GameSnapshot {
 /// One foul record as reported to monitors: `(foul IDX TYPE TEAM UNUM)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FoulRecord {
-    /// Foul type number (soccer-rules §7.2), < 11.
+    /// Foul type number (docs/protocol.md#player-fouls), < 11.
     pub kind: u8,
     /// Team of the offender.
     pub side: Side,

@@ -1,9 +1,9 @@
-//! The referee: game state and the per-cycle rule update (soccer-rules
-//! §2-§10). [`Referee::step`] is a function of (state, world facts, time):
+//! The referee: game state and the per-cycle rule update
+//! (docs/protocol.md#rules). [`Referee::step`] is a function of (state, world facts, time):
 //! it never touches sockets or physics and returns [`Decision`]s for the
 //! simulation to carry out.
 //!
-//! # Reference quirks (soccer-rules §14), as decided
+//! # Reference quirks (docs/protocol.md#reference-quirks), as decided
 //!
 //! 1. Goal fallback direction: fixed; the trace back to the goal line is
 //!    symmetric for both goals.
@@ -281,7 +281,7 @@ impl Referee {
         }]
     }
 
-    /// The monitor's `(agent)` push for robot `id` (monitor-protocol §10):
+    /// The monitor's `(agent)` push for robot `id` (docs/protocol.md#monitor-commands):
     /// pushed `U(2.2, 4.2)` m from its own position by the §8.1 rule, then
     /// the safe-spot search. Returns the move (none for an unknown robot).
     pub fn push_away(
