@@ -38,7 +38,7 @@ use crate::rules::teams::{CompositionRules, TeamRegistry};
 use crate::rules::Referee;
 use crate::sim::model::{ModelLibrary, RobotModel};
 use crate::sim::scene::SceneError;
-use crate::sim::world::{FieldSize, RobotHandle, World};
+use crate::sim::world::{RobotHandle, World};
 
 mod agent;
 mod barrier;
@@ -149,7 +149,7 @@ impl Simulation {
             cycle_dt: cfg.step,
             ..cfg.physics.clone()
         };
-        let world = World::with_field(&physics, &FieldSize::from_rules(&cfg.rules))?;
+        let world = World::with_field(&physics, &cfg.field_size())?;
         let models = ModelLibrary::load(&cfg.resolved_models_dir())?;
         let referee = Referee::new(cfg.rules.clone());
         let teams = TeamRegistry::new(
