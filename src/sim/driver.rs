@@ -206,8 +206,11 @@ pub fn run(
         let t_read = t0.elapsed();
         // S: send phase.
         let t1 = Instant::now();
-        for (conn, frame) in sim.take_outgoing() {
+        for (conn, percept) in sim.take_outgoing() {
             let Some(c) = conns.get_mut(&conn) else {
+                continue;
+            };
+            let Some(frame) = crate::framing::encode(&percept) else {
                 continue;
             };
             match c.out.push(frame) {

@@ -4,8 +4,9 @@
 //! seeded RNG and every agent's protocol state. It does no I/O and reads no
 //! clock: the driver feeds it the inputs of the read phase
 //! ([`Simulation::connect`], [`Simulation::receive`], ...), takes the
-//! frames of the send phase ([`Simulation::take_outgoing`]) and calls
-//! [`Simulation::step`] for the physics step and the prepare phase.
+//! percepts of the send phase ([`Simulation::take_outgoing`]: message text,
+//! framed for the wire by the driver) and calls [`Simulation::step`] for
+//! the physics step and the prepare phase.
 //! Everything is processed in a fixed order (agents by connection id) so a
 //! sync-mode run is reproducible from its seed and its agents' messages.
 //!
@@ -20,7 +21,7 @@
 //! * `referee`: the facts handed to the referee and its decisions
 //!   applied to the world;
 //! * `frames`: the prepare phase (each agent's perceptions collected and
-//!   written by `crate::perception`) and the frames of the send phase;
+//!   written by `crate::perception`) and the percepts of the send phase;
 //! * `trainer`: monitor (trainer) commands, one file per group;
 //! * `snapshot`: the copy of the match monitors and the log show.
 
