@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::sim::driver::AgentStatus;
+use crate::net::link::AgentStatus;
 
 /// Whether a connection still owes the server its `scene`, and until when.
 #[derive(Debug, Clone)]

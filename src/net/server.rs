@@ -41,10 +41,10 @@ use crate::config::Config;
 use crate::framing::is_disconnect;
 use crate::log_limit::{LogLimit, SharedLogLimit};
 use crate::net::handshake::SceneDeadline;
+use crate::net::link::{AgentStatus, ConnId, Input, InputSender};
 use crate::net::outbox::outbox;
 use crate::net::rate::ByteBudget;
 use crate::sexp::{parse, ParseError, MAX_NODES};
-use crate::sim::driver::{AgentStatus, ConnId, Input, InputSender};
 
 /// Messages a connection may have queued to the simulation before it stops
 /// reading from its socket (TCP back-pressure then slows the client). Real

@@ -4,7 +4,6 @@
 
 pub mod assets;
 pub mod cycle;
-pub mod driver;
 pub mod latency;
 pub mod model;
 pub mod scene;

@@ -1,8 +1,10 @@
-//! The application: one running server. [`run`] builds the simulation and
-//! starts its thread, opens the match log, draws the seed, starts the agent
-//! accept loop ([`crate::net::server`]), the monitor server
-//! ([`crate::monitor::serve`]) and any extensions (the web monitor), waits
-//! for the match to end or a shutdown, then prints the results summary.
+//! The application: one running server. [`run`] draws the seed, builds the
+//! simulation and starts its thread ([`driver`]: the clock, the sync
+//! barrier's wait, the framing of percepts, the snapshots for monitors and
+//! the match log), opens the match log, starts the agent accept loop
+//! ([`crate::net::server`]), the monitor server ([`crate::monitor::serve`])
+//! and any extensions (the web monitor), waits for the match to end or a
+//! shutdown, and returns the run summary with the match results.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -12,8 +14,12 @@ use tokio::sync::{mpsc, watch};
 use tracing::{info, warn};
 
 use crate::config::Config;
+use crate::net::link::Input;
 use crate::net::server::accept_agents;
-use crate::sim::driver::Input;
+
+pub mod driver;
+
+pub use driver::RunSummary;
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -57,7 +63,7 @@ pub async fn run(
     agents: TcpListener,
     monitors: TcpListener,
     shutdown: impl std::future::Future<Output = ()>,
-) -> Result<crate::sim::driver::RunSummary, ServerError> {
+) -> Result<RunSummary, ServerError> {
     run_with(cfg, agents, monitors, Vec::new(), shutdown).await
 }
 
@@ -69,8 +75,8 @@ pub async fn run_with(
     monitors: TcpListener,
     extensions: Vec<Extension>,
     shutdown: impl std::future::Future<Output = ()>,
-) -> Result<crate::sim::driver::RunSummary, ServerError> {
-    use crate::sim::driver::{self, Outputs};
+) -> Result<RunSummary, ServerError> {
+    use driver::Outputs;
 
     let seed = if cfg.seed == 0 {
         rand::random::<u64>().max(1)
