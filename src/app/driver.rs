@@ -23,7 +23,7 @@ use tracing::{info, info_span, trace, warn};
 
 use crate::config::Config;
 use crate::log_limit::LogLimit;
-use crate::monitor::log::LogHandle;
+use crate::monitor::log::{LogHandle, MatchSummary};
 use crate::net::link::Input;
 use crate::net::outbox::{Outbox, PushError};
 use crate::sim::cycle::{AgentStatus, ConnId, Simulation, Stage};
@@ -52,6 +52,9 @@ pub struct RunSummary {
     pub seed: u64,
     /// Final snapshot.
     pub last: Arc<WorldSnapshot>,
+    /// The match results (teams, score, fouls, seed) for the binary to
+    /// print and a tournament script to read.
+    pub results: MatchSummary,
 }
 
 struct Conn {
@@ -258,6 +261,7 @@ pub fn run(
     RunSummary {
         cycles: sim.cycle(),
         seed: sim.seed(),
+        results: MatchSummary::from_snapshot(&last, sim.seed()),
         last,
     }
 }

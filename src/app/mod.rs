@@ -57,7 +57,8 @@ pub type Extension = Box<
 
 /// Runs a whole server on two bound listeners until `shutdown` completes,
 /// a monitor sends `(killsim)` or the referee ends the match with
-/// `AutomaticQuit`. Returns the run summary after the log is finished.
+/// `AutomaticQuit`. Returns the run summary after the log is finished;
+/// the caller prints its results if it wants them on stdout.
 pub async fn run(
     cfg: Arc<Config>,
     agents: TcpListener,
@@ -173,12 +174,10 @@ pub async fn run_with(
     }
     let summary =
         summary.map_err(|_| ServerError::Thread("the simulation thread panicked".into()))?;
-    // The results summary a tournament script wants: stdout, and a file if
-    // configured.
-    let results = crate::monitor::log::MatchSummary::from_snapshot(&summary.last, summary.seed);
-    println!("{}", results.to_text());
+    // The results summary a tournament script wants, in a file if
+    // configured (the binary prints it).
     if let Some(path) = &monitor_cfg.summary_path {
-        if let Err(e) = results.write_file(path) {
+        if let Err(e) = summary.results.write_file(path) {
             warn!(path = %path.display(), cause = %e, "cannot write the results summary");
         }
     }
