@@ -411,6 +411,13 @@ fn handle(
                 c.pending.fetch_sub(1, Ordering::AcqRel);
             }
             sim.receive(conn, commands, parse_error);
+            // A `scene` ends the connection's join deadline now, not after
+            // the step.
+            for (conn, status) in sim.take_status() {
+                if let Some(c) = conns.get(&conn) {
+                    c.status.send_replace(status);
+                }
+            }
         }
         Input::Gone { conn, reason } => {
             conns.remove(&conn);

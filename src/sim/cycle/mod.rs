@@ -56,12 +56,16 @@ use agent::{Agent, LOUD_ERRORS};
 pub type ConnId = u64;
 
 /// What a connection's handler is told about its agent: the team and
-/// number for its log span, and what its join deadline needs to know.
+/// number for its log span, and whether the agent still owes the server
+/// its `scene` (its join deadline, its slot).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum AgentStatus {
     /// Connected, not in a team yet.
     #[default]
     Connecting,
+    /// A `scene` arrived: the coming step builds the robot (or refuses the
+    /// scene).
+    SceneReceived,
     /// The `scene` was refused: no robot (a later `scene` may succeed).
     SceneRefused,
     /// In a team.
@@ -79,7 +83,8 @@ pub struct StepReport {
     /// Connections to close (robot killed by the trainer).
     pub close: Vec<ConnId>,
     /// News for connection handlers: agents that joined a team or whose
-    /// scene was refused in this step.
+    /// scene was refused in this step (news of the read phase comes from
+    /// [`Simulation::take_status`]).
     pub status: Vec<(ConnId, AgentStatus)>,
     /// The referee or a monitor asked the server to stop.
     pub quit: bool,
@@ -209,6 +214,13 @@ impl Simulation {
     /// The referee (read-only).
     pub fn referee(&self) -> &Referee {
         &self.referee
+    }
+
+    /// News about agents from the read phase so far (a `scene` received),
+    /// for the driver to pass on at once; news of a step comes in its
+    /// [`StepReport`].
+    pub fn take_status(&mut self) -> Vec<(ConnId, AgentStatus)> {
+        std::mem::take(&mut self.report.status)
     }
 
     /// Number of connected agents (with or without a robot).
