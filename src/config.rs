@@ -32,7 +32,7 @@ use crate::rules::teams::TeamsConfig;
 use crate::rules::RulesConfig;
 use crate::sim::assets::ModelSource;
 use crate::sim::latency::LatencyConfig;
-use crate::sim::world::PhysicsConfig;
+use crate::sim::world::{FieldSize, PhysicsConfig};
 use overlay::Node;
 pub use user::{UserFiles, CONFIG_ENV};
 
@@ -379,6 +379,21 @@ impl Config {
             .then(|| std::time::Duration::from_secs_f32(self.agent_idle_timeout_secs))
     }
 
+    /// Field dimensions for the physics world, taken from the referee's
+    /// parameters so the field is described once.
+    pub fn field_size(&self) -> FieldSize {
+        let r = &self.rules;
+        FieldSize {
+            field_length: r.field_length,
+            field_width: r.field_width,
+            goal_width: r.goal_width,
+            goal_depth: r.goal_depth,
+            goal_height: r.goal_height,
+            ball_radius: r.ball_radius,
+            ball_mass: r.ball_mass,
+        }
+    }
+
     /// Field dimensions for vision, taken from the referee's parameters so
     /// the field is described once.
     pub fn field_geometry(&self) -> FieldGeometry {
@@ -513,6 +528,11 @@ fn ron_layer(text: &str, path: &Path, origin: &str) -> Result<(Node, SourceRepor
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_rules_describe_the_default_physics_field() {
+        assert_eq!(Config::default().field_size(), FieldSize::default());
+    }
 
     #[test]
     fn embedded_defaults_equal_code_defaults() {

@@ -1,5 +1,6 @@
-//! The server binary as a process: SIGTERM during a match completes the log
-//! and exits 0 within 2 s; SIGKILL leaves a log of complete lines.
+//! The server binary as a process: SIGTERM during a match completes the log,
+//! prints the results and exits 0 within 2 s; SIGKILL leaves a log of
+//! complete lines.
 
 mod util;
 
@@ -14,21 +15,25 @@ use util::{Scratch, TestAgent};
 struct Server {
     process: ServerProcess,
     log: PathBuf,
+    stdout: PathBuf,
     _dir: Scratch,
 }
 
 fn spawn(tag: &str) -> Server {
     let dir = Scratch::new(tag);
     let log = dir.0.join("match.log");
+    let stdout = dir.0.join("stdout.txt");
+    let out = std::fs::File::create(&stdout).expect("stdout file");
     let process = ServerProcess::start(|c| {
         c.args(["--sync", "--seed", "5", "--log"])
             .arg(&log)
-            .stdout(Stdio::null())
+            .stdout(out)
             .stderr(Stdio::null());
     });
     Server {
         process,
         log,
+        stdout,
         _dir: dir,
     }
 }
@@ -46,7 +51,7 @@ async fn play(server: &Server, cycles: usize) -> TestAgent {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sigterm_completes_the_log_and_exits_zero() {
+async fn sigterm_completes_the_log_prints_the_results_and_exits_zero() {
     let mut server = spawn("term");
     let _agent = play(&server, 150).await;
     let code = server
@@ -61,6 +66,14 @@ async fn sigterm_completes_the_log_and_exits_zero() {
         last.contains("(RSG 0 1)"),
         "the log ends with a final full state"
     );
+    // The results a tournament script reads, on stdout.
+    let results = std::fs::read_to_string(&server.stdout).expect("stdout");
+    for line in ["teams: Proc -", "score: 0 0", "seed: 5"] {
+        assert!(
+            results.lines().any(|l| l == line),
+            "no `{line}` on stdout:\n{results}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

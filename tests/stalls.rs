@@ -545,7 +545,7 @@ async fn out_of_range_time_from_a_monitor_is_refused() {
 
 /// The torso of the right team's robot in the final snapshot of a run:
 /// its centre and the z component of its up axis (1 upright, ~0 lying).
-fn right_torso(summary: &rcss3d::sim::driver::RunSummary) -> (nalgebra::Vector3<f32>, f32) {
+fn right_torso(summary: &rcss3d::app::RunSummary) -> (nalgebra::Vector3<f32>, f32) {
     let r = summary
         .last
         .robots

@@ -561,6 +561,8 @@ fn run_server(args: &ServerArgs, skipped: &[String]) -> Result<ExitCode> {
         let summary =
             crate::app::run_with(cfg, agents, monitors, extensions, shutdown_signal())
                 .await?;
+        // The results summary a tournament script reads from stdout.
+        println!("{}", summary.results.to_text());
         tracing::info!(
             cycles = summary.cycles,
             seed = summary.seed,

@@ -4,7 +4,8 @@
 //!
 //! * [`frame`]: full states and per-consumer deltas built from a
 //!   [`WorldSnapshot`](crate::sim::snapshot::WorldSnapshot) (pure; no I/O);
-//! * [`command`]: monitor commands decoded from frame bytes (pure);
+//! * [`command`]: monitor commands decoded from frame bytes into the
+//!   trainer commands of [`crate::command::trainer`] (pure);
 //! * [`server`]: the TCP fan-out. Each connection follows a `watch`
 //!   channel of snapshots and builds its own deltas, so a slow monitor only
 //!   skips snapshots and never stalls the simulation or other monitors;
@@ -27,10 +28,11 @@ pub mod number;
 pub mod server;
 pub mod sexp;
 
-pub use command::{
-    parse_commands, IgnoredCommand, MonitorCommand, MonitorCommandError, RobotRef, Selection,
+pub use crate::command::trainer::{
+    IgnoredCommand, MonitorCommand, MonitorRequest, RobotRef, Selection,
 };
+pub use command::{parse_commands, MonitorCommandError};
 pub use config::{FieldParams, MonitorConfig};
 pub use frame::{ConsumerState, FrameBuilder, FrameKind};
 pub use log::{LogError, LogHandle, LogStats, LogWriter, MatchSummary};
-pub use server::{serve, MonitorRequest};
+pub use server::serve;

@@ -40,22 +40,13 @@ use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, info_span, warn, Instrument};
 
 use super::backlog::{peer_window, Backlog, Progress};
-use super::command::{parse_commands, MonitorCommand};
+use super::command::parse_commands;
 use super::config::MonitorConfig;
 use super::frame::{ConsumerState, FrameBuilder};
+use crate::command::trainer::{MonitorCommand, MonitorRequest};
 use crate::framing::{self, is_disconnect};
 use crate::log_limit::{LogLimit, SharedLogLimit};
 use crate::sim::snapshot::WorldSnapshot;
-
-/// A command from one monitor connection, for the simulation to carry out
-/// at the start of its next monitor step.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MonitorRequest {
-    /// Connection id (1, 2, ... in accept order), as in the log lines.
-    pub monitor: u64,
-    /// The decoded command.
-    pub command: MonitorCommand,
-}
 
 /// Latest world snapshot, published by the simulation every monitor step
 /// (`None` until the first cycle).

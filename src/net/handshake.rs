@@ -3,8 +3,10 @@
 //! A connection holds one of the `max_agents` slots from the moment it is
 //! accepted, so one that never asks for a robot must not hold it forever
 //! (silent connections would lock every real agent out). The deadline
-//! runs only until the client's first `scene` (and again from a refused
-//! `scene` until the next one). Once a robot exists the server never cuts
+//! runs only until the simulation reports the client's first `scene`
+//! (and again from a refused `scene` until the next one): the connection
+//! learns it from the agent's [`AgentStatus`], never from the commands it
+//! forwards. Once a robot exists the server never cuts
 //! the connection for being slow: the reference has no timeouts at all,
 //! and a real client (FC Portugal's) spends seconds building its agent
 //! between `scene` and `init`. In sync mode such a client holds up the
@@ -12,7 +14,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::sim::driver::AgentStatus;
+use crate::net::link::AgentStatus;
 
 /// Whether a connection still owes the server its `scene`, and until when.
 #[derive(Debug, Clone)]
@@ -31,22 +33,19 @@ impl SceneDeadline {
         }
     }
 
-    /// The client sent a message holding a `scene`: the deadline is off.
-    pub fn scene_sent(&mut self) {
-        self.since = None;
-    }
-
     /// Whether the connection still owes its `scene` (no robot asked for,
     /// or the last request was refused).
     pub fn awaiting_scene(&self) -> bool {
         self.since.is_some()
     }
 
-    /// The simulation reports on the agent: a refused scene starts the
-    /// clock again.
+    /// The simulation reports on the agent: a received `scene` (or a
+    /// robot in a team) stops the clock, a refused one starts it again.
     pub fn status(&mut self, status: &AgentStatus, now: Instant) {
-        if let AgentStatus::SceneRefused = status {
-            self.since = Some(now);
+        match status {
+            AgentStatus::Connecting => {}
+            AgentStatus::SceneReceived | AgentStatus::Joined { .. } => self.since = None,
+            AgentStatus::SceneRefused => self.since = Some(now),
         }
     }
 
@@ -74,7 +73,7 @@ mod tests {
     fn a_robot_that_exists_is_never_cut_off() {
         let t0 = Instant::now();
         let mut d = SceneDeadline::new(Some(T), t0);
-        d.scene_sent();
+        d.status(&AgentStatus::SceneReceived, t0);
         assert!(!d.awaiting_scene());
         assert_eq!(d.deadline(), None);
         d.status(
@@ -91,11 +90,11 @@ mod tests {
     fn a_refused_scene_starts_the_clock_again() {
         let t0 = Instant::now();
         let mut d = SceneDeadline::new(Some(T), t0);
-        d.scene_sent();
+        d.status(&AgentStatus::SceneReceived, t0);
         let t1 = t0 + Duration::from_secs(60);
         d.status(&AgentStatus::SceneRefused, t1);
         assert_eq!(d.deadline(), Some(t1 + T));
-        d.scene_sent();
+        d.status(&AgentStatus::SceneReceived, t1);
         assert_eq!(d.deadline(), None);
     }
 

@@ -3,13 +3,13 @@
 //! connection that keeps the server waiting ([`handshake`]). Frames are
 //! cut by [`crate::framing`] and repeated log lines thinned by
 //! [`crate::log_limit`]. Nothing here knows about the world; connections
-//! send the simulation thread their commands through a channel (see
-//! [`crate::sim::driver`]) and get its frames through their bounded
-//! [`outbox`]. [`client`] is the other end: the agent client of the tests
-//! and tools.
+//! send the simulation thread their commands through a channel ([`link`])
+//! and get its frames through their bounded [`outbox`]. [`client`] is the
+//! other end: the agent client of the tests and tools.
 
 pub mod client;
 pub mod handshake;
+pub mod link;
 pub mod outbox;
 pub mod rate;
 pub mod server;

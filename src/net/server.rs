@@ -36,15 +36,15 @@ use tokio::sync::{watch, Notify};
 use tokio_util::codec::FramedRead;
 use tracing::{debug, info, warn, Instrument};
 
-use crate::command::{decode_all, Command};
+use crate::command::decode_all;
 use crate::config::Config;
 use crate::framing::is_disconnect;
 use crate::log_limit::{LogLimit, SharedLogLimit};
 use crate::net::handshake::SceneDeadline;
+use crate::net::link::{AgentStatus, ConnId, Input, InputSender};
 use crate::net::outbox::outbox;
 use crate::net::rate::ByteBudget;
 use crate::sexp::{parse, ParseError, MAX_NODES};
-use crate::sim::driver::{AgentStatus, ConnId, Input, InputSender};
 
 /// Messages a connection may have queued to the simulation before it stops
 /// reading from its socket (TCP back-pressure then slows the client). Real
@@ -225,6 +225,20 @@ impl Handler {
         }
     }
 
+    /// The simulation's news about the agent: its team and number for the
+    /// log span, and whether it still owes its `scene` (join deadline,
+    /// slot).
+    fn agent_status(&mut self, status: &AgentStatus, scene: &mut SceneDeadline) {
+        if let AgentStatus::Joined { team, unum } = status {
+            tracing::Span::current().record("team", team.as_str());
+            tracing::Span::current().record("unum", unum);
+            self.joined = true;
+        }
+        scene.status(status, Instant::now());
+        self.slots
+            .set_awaiting_scene(self.conn, scene.awaiting_scene());
+    }
+
     async fn run(mut self, stream: TcpStream) {
         if let Err(e) = stream.set_nodelay(true) {
             debug!(cause = %e, "could not set TCP_NODELAY");
@@ -270,14 +284,7 @@ impl Handler {
         let reason: String = loop {
             if status_rx.has_changed().unwrap_or(false) {
                 let status = status_rx.borrow_and_update().clone();
-                if let AgentStatus::Joined { team, unum } = &status {
-                    tracing::Span::current().record("team", team.as_str());
-                    tracing::Span::current().record("unum", unum);
-                    self.joined = true;
-                }
-                scene.status(&status, Instant::now());
-                self.slots
-                    .set_awaiting_scene(self.conn, scene.awaiting_scene());
+                self.agent_status(&status, &mut scene);
             }
             // Back-pressure: stop reading while the simulation is behind,
             // or when this cycle's budget is spent.
@@ -334,22 +341,27 @@ impl Handler {
                         }
                         let commands = decode_all(&parsed);
                         spent += commands.len().max(1);
-                        if scene.awaiting_scene()
-                            && commands.iter().flatten().any(|c| matches!(c, Command::Scene(_)))
-                        {
-                            scene.scene_sent();
-                            self.slots.set_awaiting_scene(self.conn, false);
-                        }
                         pending.fetch_add(1, Ordering::AcqRel);
                         if self.inputs.send(Input::Message { conn: self.conn, commands, parse_error: parsed.error }).is_err() {
                             break "server stopping".into();
                         }
                     }
                 },
+                // News from the simulation (a `scene` received, a team
+                // joined): taken at the top of the loop.
+                Ok(()) = status_rx.changed() => {
+                    let status = status_rx.borrow_and_update().clone();
+                    self.agent_status(&status, &mut scene);
+                }
                 _ = tokio::time::sleep(Duration::from_millis(2)), if !may_read => {}
                 _ = self.evict.notified() => break "evicted: every agent slot taken and no robot asked for".into(),
                 reason = &mut writer => break reason.unwrap_or_else(|e| format!("writer failed: {e}")),
                 _ = tokio::time::sleep_until(wake.unwrap_or(now).into()), if wake.is_some() => {
+                    // News that came with the deadline (a `scene` received)
+                    // is taken before the deadline is enforced.
+                    if status_rx.has_changed().unwrap_or(false) {
+                        continue;
+                    }
                     let now = Instant::now();
                     let secs = idle.map(|d| d.as_secs_f32()).unwrap_or(0.0);
                     if scene.deadline().is_some_and(|d| d <= now) {

@@ -31,7 +31,7 @@ pub struct RulesConfig {
     pub self_collision_foul: bool,
 
     // ---- geometry (the physics field is built from these too:
-    // `sim::world::FieldSize`) ----
+    // `Config::field_size`) ----
     /// `FieldLength` (default 30 m): goal line to goal line.
     #[serde(rename = "FieldLength")]
     pub field_length: f32,

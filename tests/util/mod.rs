@@ -15,9 +15,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+use rcss3d::app::RunSummary;
 use rcss3d::config::Config;
 use rcss3d::net::client::AgentClient;
-use rcss3d::sim::driver::RunSummary;
 
 /// How long a test waits for one frame before failing.
 pub const FRAME_TIMEOUT: Duration = Duration::from_secs(20);

@@ -7,10 +7,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use nalgebra::Vector3;
+use rcss3d::app::RunSummary;
 use rcss3d::config::Config;
 use rcss3d::monitor::client::{MonitorClient, TrackedScene};
 use rcss3d::rules::Side;
-use rcss3d::sim::driver::RunSummary;
 use rcss3d::web::{ReplayArgs, WebConfig};
 use tokio::net::TcpListener;
 

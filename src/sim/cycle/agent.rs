@@ -68,7 +68,7 @@ pub(super) struct Agent {
     pub(super) pending_scene: Option<Scene>,
     pub(super) pending_init: Option<Init>,
     pub(super) pending_beam: Option<Beam>,
-    /// Frame built in the prepare phase, sent in the next send phase.
+    /// Percept text built in the prepare phase, sent in the next send phase.
     pub(super) outgoing: Option<Bytes>,
     pub(super) heard: Heard,
     pub(super) budget: HearBudget,

@@ -1,6 +1,8 @@
 //! The prepare phase: every agent's perceptions collected from the world
 //! and written, in the model's perceptor order, by the perceptor modules
-//! of `crate::perception`; and the send phase that hands the frames out.
+//! of `crate::perception`; and the send phase that hands the percepts out.
+//! A percept is the S-expression text of one message; the driver frames it
+//! for the wire.
 
 use std::sync::Arc;
 
@@ -9,7 +11,6 @@ use nalgebra::Vector3;
 use tracing::warn;
 
 use super::{ConnId, Simulation};
-use crate::framing;
 use crate::log_limit::LogLimit;
 use crate::perception::game_state::{self, GameState};
 use crate::perception::hear;
@@ -31,8 +32,9 @@ struct VisibleRobot {
 }
 
 impl Simulation {
-    /// The frames built in the previous prepare phase, in connection order.
-    /// The driver reports back which were delivered with
+    /// The percepts built in the previous prepare phase, in connection
+    /// order: each the text of one message, never empty, without the
+    /// length prefix. The driver reports back which were delivered with
     /// [`Simulation::frame_delivered`].
     pub fn take_outgoing(&mut self) -> Vec<(ConnId, Bytes)> {
         self.agents
@@ -41,7 +43,7 @@ impl Simulation {
             .collect()
     }
 
-    /// A frame was queued for the connection.
+    /// A percept was queued for the connection.
     pub fn frame_delivered(&mut self, conn: ConnId) {
         if let Some(a) = self.agents.get_mut(&conn) {
             a.frames_sent += 1;
@@ -192,7 +194,7 @@ impl Simulation {
                     }
                 }
             }
-            a.outgoing = framing::encode(text.as_bytes());
+            a.outgoing = (!text.is_empty()).then(|| Bytes::copy_from_slice(text.as_bytes()));
         }
     }
 }

@@ -4,8 +4,9 @@
 //! seeded RNG and every agent's protocol state. It does no I/O and reads no
 //! clock: the driver feeds it the inputs of the read phase
 //! ([`Simulation::connect`], [`Simulation::receive`], ...), takes the
-//! frames of the send phase ([`Simulation::take_outgoing`]) and calls
-//! [`Simulation::step`] for the physics step and the prepare phase.
+//! percepts of the send phase ([`Simulation::take_outgoing`]: message text,
+//! framed for the wire by the driver) and calls [`Simulation::step`] for
+//! the physics step and the prepare phase.
 //! Everything is processed in a fixed order (agents by connection id) so a
 //! sync-mode run is reproducible from its seed and its agents' messages.
 //!
@@ -20,7 +21,7 @@
 //! * `referee`: the facts handed to the referee and its decisions
 //!   applied to the world;
 //! * `frames`: the prepare phase (each agent's perceptions collected and
-//!   written by `crate::perception`) and the frames of the send phase;
+//!   written by `crate::perception`) and the percepts of the send phase;
 //! * `trainer`: monitor (trainer) commands, one file per group;
 //! * `snapshot`: the copy of the match monitors and the log show.
 
@@ -38,7 +39,7 @@ use crate::rules::teams::{CompositionRules, TeamRegistry};
 use crate::rules::Referee;
 use crate::sim::model::{ModelLibrary, RobotModel};
 use crate::sim::scene::SceneError;
-use crate::sim::world::{FieldSize, RobotHandle, World};
+use crate::sim::world::{RobotHandle, World};
 
 mod agent;
 mod barrier;
@@ -55,12 +56,16 @@ use agent::{Agent, LOUD_ERRORS};
 pub type ConnId = u64;
 
 /// What a connection's handler is told about its agent: the team and
-/// number for its log span, and what its join deadline needs to know.
+/// number for its log span, and whether the agent still owes the server
+/// its `scene` (its join deadline, its slot).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum AgentStatus {
     /// Connected, not in a team yet.
     #[default]
     Connecting,
+    /// A `scene` arrived: the coming step builds the robot (or refuses the
+    /// scene).
+    SceneReceived,
     /// The `scene` was refused: no robot (a later `scene` may succeed).
     SceneRefused,
     /// In a team.
@@ -78,7 +83,8 @@ pub struct StepReport {
     /// Connections to close (robot killed by the trainer).
     pub close: Vec<ConnId>,
     /// News for connection handlers: agents that joined a team or whose
-    /// scene was refused in this step.
+    /// scene was refused in this step (news of the read phase comes from
+    /// [`Simulation::take_status`]).
     pub status: Vec<(ConnId, AgentStatus)>,
     /// The referee or a monitor asked the server to stop.
     pub quit: bool,
@@ -149,7 +155,7 @@ impl Simulation {
             cycle_dt: cfg.step,
             ..cfg.physics.clone()
         };
-        let world = World::with_field(&physics, &FieldSize::from_rules(&cfg.rules))?;
+        let world = World::with_field(&physics, &cfg.field_size())?;
         let models = ModelLibrary::load(&cfg.resolved_models_dir())?;
         let referee = Referee::new(cfg.rules.clone());
         let teams = TeamRegistry::new(
@@ -208,6 +214,13 @@ impl Simulation {
     /// The referee (read-only).
     pub fn referee(&self) -> &Referee {
         &self.referee
+    }
+
+    /// News about agents from the read phase so far (a `scene` received),
+    /// for the driver to pass on at once; news of a step comes in its
+    /// [`StepReport`].
+    pub fn take_status(&mut self) -> Vec<(ConnId, AgentStatus)> {
+        std::mem::take(&mut self.report.status)
     }
 
     /// Number of connected agents (with or without a robot).

@@ -6,7 +6,7 @@ use tracing::{debug, info};
 
 use super::agent::bad_input;
 use super::effectors::hinge;
-use super::{ConnId, Simulation};
+use super::{AgentStatus, ConnId, Simulation};
 use crate::command::{Command, DecodeError};
 use crate::perception::hear;
 use crate::sexp::ParseError;
@@ -74,6 +74,7 @@ impl Simulation {
                         );
                     } else {
                         agent.pending_scene = Some(scene);
+                        self.report.status.push((conn, AgentStatus::SceneReceived));
                     }
                 }
                 // Every other command needs a robot. A `(syn)` sent with `scene` (RoboNewbie and replay tools

@@ -1,20 +1,21 @@
 //! The field scene read into static geometry and the ball: ground plane,
-//! goals, border walls and goal sensors. The scene's dimensions come from
-//! the rules configuration ([`FieldSize`]), the one place the field is
-//! described.
+//! goals, border walls and goal sensors, built with the dimensions of a
+//! [`FieldSize`]. The server takes them from the rules configuration (the
+//! one place the field is described, `crate::config::Config::field_size`);
+//! the world only sees this description.
 
 use std::path::Path;
 
 use nalgebra::{Isometry3, Vector3};
 use rapier3d::prelude::SharedShape;
 
-use crate::rules::RulesConfig;
 use crate::sim::assets::{FIELD_SCENE, SCENE_FILES};
 use crate::sim::model::{collider_shape, collider_surface, ShapeDesc};
 use crate::sim::scene::{SceneError, SceneLibrary, SceneTree};
 
-/// The dimensions the physics field is built with, taken from the rules
-/// configuration so the referee and the physics agree on one field.
+/// The dimensions the physics field is built with. The server fills them
+/// in from the rules configuration so the referee and the physics agree on
+/// one field.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FieldSize {
     /// Goal line to goal line (m).
@@ -35,19 +36,6 @@ pub struct FieldSize {
 }
 
 impl FieldSize {
-    /// The field the rules describe.
-    pub fn from_rules(rules: &RulesConfig) -> FieldSize {
-        FieldSize {
-            field_length: rules.field_length,
-            field_width: rules.field_width,
-            goal_width: rules.goal_width,
-            goal_depth: rules.goal_depth,
-            goal_height: rules.goal_height,
-            ball_radius: rules.ball_radius,
-            ball_mass: rules.ball_mass,
-        }
-    }
-
     /// The field scene's template arguments, in its `templ` order
     /// (`$fieldLength $goalWidth $goalDepth $goalHeight $ballR
     /// $ballMass`), each printed as the shortest text that reads back as
@@ -68,9 +56,17 @@ impl FieldSize {
 }
 
 impl Default for FieldSize {
-    /// The default rules' field (the 0.7.1 field).
+    /// The 0.7.1 field, that of the default rules.
     fn default() -> Self {
-        FieldSize::from_rules(&RulesConfig::default())
+        FieldSize {
+            field_length: 30.0,
+            field_width: 20.0,
+            goal_width: 2.1,
+            goal_depth: 0.6,
+            goal_height: 0.8,
+            ball_radius: 0.042,
+            ball_mass: 0.026,
+        }
     }
 }
 

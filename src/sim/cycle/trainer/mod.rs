@@ -7,7 +7,7 @@
 use tracing::debug;
 
 use super::Simulation;
-use crate::monitor::command::MonitorCommand;
+use crate::command::trainer::MonitorCommand;
 
 mod ball;
 mod bounds;

@@ -4,7 +4,7 @@
 use nalgebra::Vector3;
 use tracing::info;
 
-use crate::monitor::command::RobotRef;
+use crate::command::trainer::RobotRef;
 use crate::rules::facts::WorldFacts;
 use crate::sim::cycle::{ConnId, Simulation};
 

@@ -1,7 +1,7 @@
 //! The trainer's robot selection (`select`), and finding a robot by team
 //! and number for the other trainer commands.
 
-use crate::monitor::command::{RobotRef, Selection};
+use crate::command::trainer::{RobotRef, Selection};
 use crate::sim::cycle::{ConnId, Simulation};
 
 impl Simulation {

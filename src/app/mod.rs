@@ -1,8 +1,10 @@
-//! The application: one running server. [`run`] builds the simulation and
-//! starts its thread, opens the match log, draws the seed, starts the agent
-//! accept loop ([`crate::net::server`]), the monitor server
-//! ([`crate::monitor::serve`]) and any extensions (the web monitor), waits
-//! for the match to end or a shutdown, then prints the results summary.
+//! The application: one running server. [`run`] draws the seed, builds the
+//! simulation and starts its thread ([`driver`]: the clock, the sync
+//! barrier's wait, the framing of percepts, the snapshots for monitors and
+//! the match log), opens the match log, starts the agent accept loop
+//! ([`crate::net::server`]), the monitor server ([`crate::monitor::serve`])
+//! and any extensions (the web monitor), waits for the match to end or a
+//! shutdown, and returns the run summary with the match results.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -12,8 +14,12 @@ use tokio::sync::{mpsc, watch};
 use tracing::{info, warn};
 
 use crate::config::Config;
+use crate::net::link::Input;
 use crate::net::server::accept_agents;
-use crate::sim::driver::Input;
+
+pub mod driver;
+
+pub use driver::RunSummary;
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -51,13 +57,14 @@ pub type Extension = Box<
 
 /// Runs a whole server on two bound listeners until `shutdown` completes,
 /// a monitor sends `(killsim)` or the referee ends the match with
-/// `AutomaticQuit`. Returns the run summary after the log is finished.
+/// `AutomaticQuit`. Returns the run summary after the log is finished;
+/// the caller prints its results if it wants them on stdout.
 pub async fn run(
     cfg: Arc<Config>,
     agents: TcpListener,
     monitors: TcpListener,
     shutdown: impl std::future::Future<Output = ()>,
-) -> Result<crate::sim::driver::RunSummary, ServerError> {
+) -> Result<RunSummary, ServerError> {
     run_with(cfg, agents, monitors, Vec::new(), shutdown).await
 }
 
@@ -69,8 +76,8 @@ pub async fn run_with(
     monitors: TcpListener,
     extensions: Vec<Extension>,
     shutdown: impl std::future::Future<Output = ()>,
-) -> Result<crate::sim::driver::RunSummary, ServerError> {
-    use crate::sim::driver::{self, Outputs};
+) -> Result<RunSummary, ServerError> {
+    use driver::Outputs;
 
     let seed = if cfg.seed == 0 {
         rand::random::<u64>().max(1)
@@ -167,12 +174,10 @@ pub async fn run_with(
     }
     let summary =
         summary.map_err(|_| ServerError::Thread("the simulation thread panicked".into()))?;
-    // The results summary a tournament script wants: stdout, and a file if
-    // configured.
-    let results = crate::monitor::log::MatchSummary::from_snapshot(&summary.last, summary.seed);
-    println!("{}", results.to_text());
+    // The results summary a tournament script wants, in a file if
+    // configured (the binary prints it).
     if let Some(path) = &monitor_cfg.summary_path {
-        if let Err(e) = results.write_file(path) {
+        if let Err(e) = summary.results.write_file(path) {
             warn!(path = %path.display(), cause = %e, "cannot write the results summary");
         }
     }

@@ -1,78 +1,33 @@
 //! The simulation thread: the loop around [`Simulation`] that runs the
 //! cycle phases (read, send, step, wait, prepare; docs/protocol.md#the-cycle)
-//! in real-time or agentSyncMode, and the channel types connections use to
-//! talk to it.
+//! in real-time or agentSyncMode. The simulation itself reads no clock and
+//! does no I/O; this loop is where its typed inputs and outputs meet the
+//! wall clock, the connections and the match log.
 //!
 //! The simulation runs on its own OS thread so physics never blocks the
-//! network runtime; inputs arrive over one `std::sync::mpsc` channel,
-//! frames leave through each connection's bounded [`Outbox`] (written
-//! from this thread when the socket takes them at once; a full queue drops
-//! whole frames), snapshots go to monitors over a `watch` channel and
-//! to the match log over its own thread's channel.
+//! network runtime; inputs ([`Input`]) arrive over one `std::sync::mpsc`
+//! channel, percepts are framed here and leave through each connection's
+//! bounded [`Outbox`] (written from this thread when the socket takes them
+//! at once; a full queue drops whole frames), snapshots go to monitors
+//! over a `watch` channel and to the match log over its own thread's
+//! channel.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 use tracing::{info, info_span, trace, warn};
 
-use crate::command::{Command, DecodeError};
 use crate::config::Config;
 use crate::log_limit::LogLimit;
-use crate::monitor::log::LogHandle;
-use crate::monitor::MonitorRequest;
+use crate::monitor::log::{LogHandle, MatchSummary};
+use crate::net::link::Input;
 use crate::net::outbox::{Outbox, PushError};
-use crate::sexp::ParseError;
-use crate::sim::cycle::{Simulation, Stage};
+use crate::sim::cycle::{AgentStatus, ConnId, Simulation, Stage};
 use crate::sim::snapshot::WorldSnapshot;
-
-pub use crate::sim::cycle::{AgentStatus, ConnId};
-
-/// Everything that reaches the simulation thread.
-#[derive(Debug)]
-pub enum Input {
-    /// A new agent connection.
-    Connected {
-        /// Connection id (assigned in accept order).
-        conn: ConnId,
-        /// Peer address, for logs.
-        peer: SocketAddr,
-        /// Where this connection's frames go.
-        out: Outbox,
-        /// News about the agent (joined, scene refused), for the
-        /// connection's log span and its join deadline.
-        status: watch::Sender<AgentStatus>,
-        /// Messages sent to the simulation and not yet processed.
-        pending: Arc<AtomicUsize>,
-    },
-    /// One message of an agent, parsed and decoded.
-    Message {
-        /// Connection id.
-        conn: ConnId,
-        /// The decoded commands, in order.
-        commands: Vec<Result<Command, DecodeError>>,
-        /// The syntax error that cut the message short, if any.
-        parse_error: Option<ParseError>,
-    },
-    /// The connection is gone.
-    Gone {
-        /// Connection id.
-        conn: ConnId,
-        /// Why, for the log.
-        reason: String,
-    },
-    /// A monitor/trainer command.
-    Monitor(MonitorRequest),
-    /// Stop the server (Ctrl-C, SIGTERM).
-    Shutdown,
-}
-
-/// The sending side used by connections.
-pub type InputSender = Sender<Input>;
 
 /// Where the simulation's outputs go.
 pub struct Outputs {
@@ -97,6 +52,9 @@ pub struct RunSummary {
     pub seed: u64,
     /// Final snapshot.
     pub last: Arc<WorldSnapshot>,
+    /// The match results (teams, score, fouls, seed) for the binary to
+    /// print and a tournament script to read.
+    pub results: MatchSummary,
 }
 
 struct Conn {
@@ -206,8 +164,11 @@ pub fn run(
         let t_read = t0.elapsed();
         // S: send phase.
         let t1 = Instant::now();
-        for (conn, frame) in sim.take_outgoing() {
+        for (conn, percept) in sim.take_outgoing() {
             let Some(c) = conns.get_mut(&conn) else {
+                continue;
+            };
+            let Some(frame) = crate::framing::encode(&percept) else {
                 continue;
             };
             match c.out.push(frame) {
@@ -300,6 +261,7 @@ pub fn run(
     RunSummary {
         cycles: sim.cycle(),
         seed: sim.seed(),
+        results: MatchSummary::from_snapshot(&last, sim.seed()),
         last,
     }
 }
@@ -449,6 +411,13 @@ fn handle(
                 c.pending.fetch_sub(1, Ordering::AcqRel);
             }
             sim.receive(conn, commands, parse_error);
+            // A `scene` ends the connection's join deadline now, not after
+            // the step.
+            for (conn, status) in sim.take_status() {
+                if let Some(c) = conns.get(&conn) {
+                    c.status.send_replace(status);
+                }
+            }
         }
         Input::Gone { conn, reason } => {
             conns.remove(&conn);
