@@ -69,8 +69,10 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let _ = stop_tx.send(());
     let summary = server.await??;
     println!(
-        "server stopped after {} cycles (seed {})",
-        summary.cycles, summary.seed
+        "server stopped after {} cycles (seed {}); the results:\n{}",
+        summary.cycles,
+        summary.seed,
+        summary.results.to_text()
     );
     Ok(())
 }
