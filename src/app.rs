@@ -4,7 +4,6 @@
 //! ([`crate::monitor::serve`]) and any extensions (the web monitor), waits
 //! for the match to end or a shutdown, then prints the results summary.
 
-use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
@@ -90,9 +89,9 @@ pub async fn run_with(
     let (snap_tx, snap_rx) = watch::channel(None);
     let (input_tx, input_rx) = std::sync::mpsc::channel();
     let (stop_tx, stop_rx) = watch::channel(false);
-    let cycle = Arc::new(AtomicU64::new(0));
+    let (cycle_tx, cycle) = watch::channel(0);
     let outputs = Outputs {
-        cycle: cycle.clone(),
+        cycle: cycle_tx,
         snapshots: snap_tx,
         log,
         monitor_step: u64::from(cfg.monitor.monitor_step.max(1)),

@@ -9,6 +9,7 @@
 //! and tools.
 
 pub mod client;
+pub mod connections;
 pub mod handshake;
 pub mod outbox;
 pub mod rate;

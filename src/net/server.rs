@@ -26,25 +26,27 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures::StreamExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Notify};
 use tokio_util::codec::FramedRead;
+use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn, Instrument};
 
 use crate::command::{decode_all, Command};
 use crate::config::Config;
 use crate::framing::is_disconnect;
 use crate::log_limit::{LogLimit, SharedLogLimit};
+use crate::net::connections::{Connections, SHUTDOWN_GRACE};
 use crate::net::handshake::SceneDeadline;
 use crate::net::outbox::outbox;
 use crate::net::rate::ByteBudget;
 use crate::sexp::{parse, ParseError, MAX_NODES};
-use crate::sim::driver::{AgentStatus, ConnId, Input, InputSender};
+use crate::sim::driver::{AgentStatus, ConnId, InFlight, Input, InputSender};
 
 /// Messages a connection may have queued to the simulation before it stops
 /// reading from its socket (TCP back-pressure then slows the client). Real
@@ -129,34 +131,26 @@ impl Slots {
     }
 }
 
-/// Accepts agent connections until `shutdown` turns true.
-/// `cycle` is the simulation's cycle counter (for the per-cycle budget).
+/// Accepts agent connections until `shutdown` turns true, then closes
+/// them and returns once their tasks have ended (see [`Connections`]).
+/// `cycle` follows the simulation's cycle counter (for the per-cycle
+/// budget).
 pub async fn accept_agents(
     listener: TcpListener,
     inputs: InputSender,
     cfg: Arc<Config>,
-    cycle: Arc<AtomicU64>,
+    cycle: watch::Receiver<u64>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let next_id = AtomicU64::new(1);
     let slots = Arc::new(Slots::default());
+    let conns = Connections::new("agent");
     let anonymous_log = Arc::new(SharedLogLimit::for_clients());
     let team_log = Arc::new(SharedLogLimit::new(LogLimit::for_team_changes));
     loop {
-        let accepted = tokio::select! {
-            r = listener.accept() => r,
-            _ = shutdown.changed() => break,
-        };
-        let (stream, peer) = match accepted {
-            Ok(x) => x,
-            Err(e) => {
-                if let Some(skipped) = anonymous_log.admit("accept failed") {
-                    warn!(cause = %e, skipped, "agent accept failed");
-                }
-                // Out of file descriptors and similar: do not spin.
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            }
+        let (stream, peer) = tokio::select! {
+            accepted = conns.accept(&listener, &anonymous_log) => accepted,
+            _ = shutdown.wait_for(|stop| *stop) => break,
         };
         let conn = next_id.fetch_add(1, Ordering::Relaxed);
         let (admission, evict) = slots.admit(conn, cfg.max_agents);
@@ -181,7 +175,8 @@ pub async fn accept_agents(
             peer,
             inputs: inputs.clone(),
             cfg: cfg.clone(),
-            shutdown: shutdown.clone(),
+            stop: conns.stopping().clone(),
+            conns: conns.clone(),
             anonymous_log: anonymous_log.clone(),
             team_log: team_log.clone(),
             joined: false,
@@ -189,8 +184,10 @@ pub async fn accept_agents(
             slots: slots.clone(),
             evict,
         };
-        tokio::spawn(handler.run(stream).instrument(span));
+        conns.spawn(handler.run(stream).instrument(span));
     }
+    drop(listener);
+    conns.shutdown(SHUTDOWN_GRACE).await;
 }
 
 struct Handler {
@@ -198,7 +195,10 @@ struct Handler {
     peer: SocketAddr,
     inputs: InputSender,
     cfg: Arc<Config>,
-    shutdown: watch::Receiver<bool>,
+    /// Cancelled when the server stops.
+    stop: CancellationToken,
+    /// The agent port's connection tasks (the writer task joins them).
+    conns: Connections,
     anonymous_log: Arc<SharedLogLimit>,
     /// Thins the lines of agents in a team, apart from the others (a
     /// whole match at once, then one a second per kind).
@@ -206,7 +206,7 @@ struct Handler {
     /// The agent is in a team.
     joined: bool,
     /// The simulation's cycle counter.
-    cycle: Arc<AtomicU64>,
+    cycle: watch::Receiver<u64>,
     /// The slot table, to say when the connection has asked for a robot
     /// and to give the slot back.
     slots: Arc<Slots>,
@@ -236,8 +236,8 @@ impl Handler {
         // own, so a client that does not read never blocks this loop (its
         // deadlines, its reading).
         let (out, writer) = outbox(write_half, self.cfg.agent_queue);
-        let mut writer = tokio::spawn(writer.run().in_current_span());
-        let pending = Arc::new(AtomicUsize::new(0));
+        let mut writer = self.conns.spawn(writer.run().in_current_span());
+        let pending = Arc::new(InFlight::default());
         let (status_tx, mut status_rx) = watch::channel(AgentStatus::Connecting);
         let rate = self.cfg.max_agent_bytes_per_sec;
         let burst = rate.max(self.cfg.max_agent_frame as u64 + 4);
@@ -280,14 +280,16 @@ impl Handler {
                     .set_awaiting_scene(self.conn, scene.awaiting_scene());
             }
             // Back-pressure: stop reading while the simulation is behind,
-            // or when this cycle's budget is spent.
-            let cycle = self.cycle.load(Ordering::Acquire);
+            // or when this cycle's budget is spent, until it processes a
+            // message or starts a cycle (both wake this task).
+            let cycle = *self.cycle.borrow_and_update();
             if cycle != budget_cycle {
                 budget_cycle = cycle;
                 spent = 0;
             }
-            let may_read = pending.load(Ordering::Acquire) < MAX_PENDING_MESSAGES
-                && spent < MAX_COMMANDS_PER_CYCLE;
+            let behind = pending.get() >= MAX_PENDING_MESSAGES;
+            let spent_all = spent >= MAX_COMMANDS_PER_CYCLE;
+            let may_read = !behind && !spent_all;
             let now = Instant::now();
             if may_read && !frames.read_buffer().is_empty() {
                 partial_since.get_or_insert(now);
@@ -340,15 +342,22 @@ impl Handler {
                             scene.scene_sent();
                             self.slots.set_awaiting_scene(self.conn, false);
                         }
-                        pending.fetch_add(1, Ordering::AcqRel);
+                        pending.sent();
                         if self.inputs.send(Input::Message { conn: self.conn, commands, parse_error: parsed.error }).is_err() {
                             break "server stopping".into();
                         }
                     }
                 },
-                _ = tokio::time::sleep(Duration::from_millis(2)), if !may_read => {}
+                _ = pending.below(MAX_PENDING_MESSAGES), if behind => {}
+                next = self.cycle.changed(), if spent_all => if next.is_err() {
+                    break "server stopping".into();
+                },
                 _ = self.evict.notified() => break "evicted: every agent slot taken and no robot asked for".into(),
-                reason = &mut writer => break reason.unwrap_or_else(|e| format!("writer failed: {e}")),
+                reason = &mut writer => break match reason {
+                    Ok(Some(reason)) => reason,
+                    Ok(None) => "server shutdown".into(),
+                    Err(e) => format!("writer failed: {e}"),
+                },
                 _ = tokio::time::sleep_until(wake.unwrap_or(now).into()), if wake.is_some() => {
                     let now = Instant::now();
                     let secs = idle.map(|d| d.as_secs_f32()).unwrap_or(0.0);
@@ -365,7 +374,7 @@ impl Handler {
                         break format!("frame unfinished for {secs} s");
                     }
                 }
-                _ = self.shutdown.changed() => break "server shutdown".into(),
+                _ = self.stop.cancelled() => break "server shutdown".into(),
             }
         };
         if let Some(skipped) = self.may_log("disconnected") {

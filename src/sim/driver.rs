@@ -12,12 +12,12 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 use tracing::{info, info_span, trace, warn};
 
 use crate::command::{Command, DecodeError};
@@ -47,7 +47,7 @@ pub enum Input {
         /// connection's log span and its join deadline.
         status: watch::Sender<AgentStatus>,
         /// Messages sent to the simulation and not yet processed.
-        pending: Arc<AtomicUsize>,
+        pending: Arc<InFlight>,
     },
     /// One message of an agent, parsed and decoded.
     Message {
@@ -74,10 +74,47 @@ pub enum Input {
 /// The sending side used by connections.
 pub type InputSender = Sender<Input>;
 
+/// The messages one connection has sent the simulation that it has not
+/// processed yet. The connection stops reading past a limit and waits
+/// for [`InFlight::below`], which the simulation thread wakes.
+#[derive(Debug, Default)]
+pub struct InFlight {
+    count: AtomicUsize,
+    processed: Notify,
+}
+
+impl InFlight {
+    /// The connection has sent one message.
+    pub fn sent(&self) {
+        self.count.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The simulation has processed one message.
+    pub fn processed(&self) {
+        self.count.fetch_sub(1, Ordering::AcqRel);
+        self.processed.notify_one();
+    }
+
+    /// Messages in flight.
+    pub fn get(&self) -> usize {
+        self.count.load(Ordering::Acquire)
+    }
+
+    /// Returns once fewer than `max` messages are in flight. For one
+    /// waiter (the connection): a message processed while it was not
+    /// waiting leaves a wake-up behind, so none is lost.
+    pub async fn below(&self, max: usize) {
+        while self.get() >= max {
+            self.processed.notified().await;
+        }
+    }
+}
+
 /// Where the simulation's outputs go.
 pub struct Outputs {
-    /// The cycle counter, for connections' per-cycle budgets.
-    pub cycle: Arc<AtomicU64>,
+    /// The cycle counter, for connections' per-cycle budgets (they wait
+    /// for its change).
+    pub cycle: watch::Sender<u64>,
     /// Latest snapshot for monitors (every monitor step).
     pub snapshots: watch::Sender<Option<Arc<WorldSnapshot>>>,
     /// The match log, if any.
@@ -102,7 +139,7 @@ pub struct RunSummary {
 struct Conn {
     out: Outbox,
     status: watch::Sender<AgentStatus>,
-    pending: Arc<AtomicUsize>,
+    pending: Arc<InFlight>,
     dropped: u64,
 }
 
@@ -251,7 +288,7 @@ pub fn run(
         for conn in report.close {
             conns.remove(&conn);
         }
-        outputs.cycle.store(sim.cycle(), Ordering::Release);
+        outputs.cycle.send_replace(sim.cycle());
         publish(&sim, &mut outputs, false);
         trace!(
             read_us = t_read.as_micros() as u64,
@@ -446,7 +483,7 @@ fn handle(
             parse_error,
         } => {
             if let Some(c) = conns.get(&conn) {
-                c.pending.fetch_sub(1, Ordering::AcqRel);
+                c.pending.processed();
             }
             sim.receive(conn, commands, parse_error);
         }
