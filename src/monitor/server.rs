@@ -108,6 +108,7 @@ pub async fn serve(
                         builder: builder.clone(),
                         cancel: conns.stopping().child_token(),
                         conns: conns.clone(),
+                        ended: ended_tx.clone(),
                         conn_log: conn_log.clone(),
                         progress: Arc::new(
                             Progress::new(slots.epoch).notify_lag(slots.lagging.clone()),
@@ -116,13 +117,7 @@ pub async fn serve(
                     };
                     slots.add(next_id, conn.progress.clone(), conn.cancel.clone());
                     let span = info_span!("monitor", id = next_id, %peer);
-                    let ended = ended_tx.clone();
-                    conns.spawn(
-                        async move {
-                            let _ = ended.send(conn.run(stream).await);
-                        }
-                        .instrument(span),
-                    );
+                    conns.spawn(conn.run(stream).instrument(span));
                 }
                 Admission::Wait => waiting = Some((stream, peer, since)),
                 Admission::Refuse => {
@@ -140,8 +135,9 @@ pub async fn serve(
             None => None,
         };
         let (stream, peer) = tokio::select! {
+            // A slot freed before the newcomer came is free for it.
+            biased;
             _ = &mut shutdown => break,
-            accepted = conns.accept(&listener, &conn_log), if waiting.is_none() => accepted,
             Some(id) = ended_rx.recv() => {
                 slots.remove(id);
                 continue;
@@ -149,6 +145,7 @@ pub async fn serve(
             _ = slots.lagging.notified(), if waiting.is_some() => continue,
             _ = tokio::time::sleep_until(look_again.unwrap_or_else(Instant::now).into()),
                 if look_again.is_some() => continue,
+            accepted = conns.accept(&listener, &conn_log), if waiting.is_none() => accepted,
         };
         waiting = Some((stream, peer, Instant::now()));
     }
@@ -330,14 +327,16 @@ struct Connection {
     cancel: CancellationToken,
     /// The port's connection tasks (the socket task joins them).
     conns: Connections,
+    /// Takes this connection's id when it ends, to free its slot.
+    ended: mpsc::UnboundedSender<u64>,
     conn_log: Arc<SharedLogLimit>,
     progress: Arc<Progress>,
     auth_failures: Arc<AuthFailures>,
 }
 
 impl Connection {
-    /// Serves the connection; returns its id when it has ended.
-    async fn run(self, stream: TcpStream) -> u64 {
+    /// Serves the connection until it ends.
+    async fn run(self, stream: TcpStream) {
         if let Some(skipped) = self.conn_log.admit("connected") {
             info!(skipped, "monitor connected");
         }
@@ -377,12 +376,14 @@ impl Connection {
             _ = self.write_loop(queue_tx, full_requested) => {}
             _ = cancel.cancelled() => {}
         }
+        // The slot is free before the socket closes: a client that sees
+        // the close and connects again finds it free.
+        let _ = self.ended.send(self.id);
         self.cancel.cancel();
         let _ = socket.await;
         if let Some(skipped) = self.conn_log.admit("disconnected") {
             info!(peer = %self.peer, skipped, "monitor disconnected");
         }
-        self.id
     }
 
     /// Builds one message per snapshot this connection has room for.
