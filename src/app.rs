@@ -3,6 +3,8 @@
 //! accept loop ([`crate::net::server`]), the monitor server
 //! ([`crate::monitor::serve`]) and any extensions (the web monitor), waits
 //! for the match to end or a shutdown, then prints the results summary.
+//! When [`run`] returns, every task it started has ended: the listeners
+//! join their connection tasks ([`crate::net::connections`]).
 
 use std::sync::Arc;
 
@@ -113,7 +115,7 @@ pub async fn run_with(
     // Monitor commands arrive on a tokio channel; forward them in order.
     let (mon_tx, mut mon_rx) = mpsc::channel::<crate::monitor::MonitorRequest>(1024);
     let fwd_inputs = input_tx.clone();
-    tokio::spawn(async move {
+    let forwarder = tokio::spawn(async move {
         while let Some(req) = mon_rx.recv().await {
             if fwd_inputs.send(Input::Monitor(req)).is_err() {
                 break;
@@ -164,6 +166,8 @@ pub async fn run_with(
     for task in extension_tasks {
         let _ = task.await;
     }
+    // Every sender of monitor commands is gone with the tasks above.
+    let _ = forwarder.await;
     let summary =
         summary.map_err(|_| ServerError::Thread("the simulation thread panicked".into()))?;
     // The results summary a tournament script wants: stdout, and a file if

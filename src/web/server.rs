@@ -302,7 +302,15 @@ async fn websocket(
                         Source::Live { .. } => viewer.live(rx).await,
                         Source::Replay { log } => viewer.replay(rx, log.clone()).await,
                     };
-                    let _ = viewer.tx.close().await;
+                    if !matches!(why, NOT_READING | WRITE_FAILED) {
+                        // The closing handshake, unless the socket is
+                        // stuck or the server is stopping.
+                        let close = tokio::time::timeout(app.cfg.stall_timeout, viewer.tx.close());
+                        tokio::select! {
+                            _ = close => {}
+                            _ = app.conns.stopping().cancelled() => {}
+                        }
+                    }
                     drop(permit);
                     if let Some(skipped) = app.log.admit("disconnected") {
                         info!(reason = why, skipped, "web viewer disconnected");
@@ -432,6 +440,14 @@ impl Budget {
     }
 }
 
+/// Why a viewer's connection ended: its socket took no message for the
+/// stall timeout.
+const NOT_READING: &str = "not reading";
+/// Why a viewer's connection ended: a write failed.
+const WRITE_FAILED: &str = "write failed";
+/// Why a viewer's connection ended: the server stops.
+const STOPPING: &str = "server stopping";
+
 struct Viewer {
     id: u64,
     tx: SplitSink<WebSocket, Message>,
@@ -448,13 +464,19 @@ enum Inbound {
 }
 
 impl Viewer {
-    /// Sends one message; `Err` when the viewer is gone or stalled.
+    /// Sends one message; `Err` when the viewer is gone or stalled, or
+    /// the server stops meanwhile.
     async fn send(&mut self, msg: Message) -> Result<(), &'static str> {
-        match tokio::time::timeout(self.app.cfg.stall_timeout, self.tx.send(msg)).await {
+        let stopping = self.app.conns.stopping().clone();
+        let sent = tokio::select! {
+            sent = tokio::time::timeout(self.app.cfg.stall_timeout, self.tx.send(msg)) => sent,
+            _ = stopping.cancelled() => return Err(STOPPING),
+        };
+        match sent {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => {
                 debug!(cause = %e, "web viewer write failed");
-                Err("write failed")
+                Err(WRITE_FAILED)
             }
             Err(_) => {
                 if let Some(skipped) = self.app.log.admit("not reading") {
@@ -463,7 +485,7 @@ impl Viewer {
                         skipped, "web viewer not reading; closed"
                     );
                 }
-                Err("not reading")
+                Err(NOT_READING)
             }
         }
     }
@@ -509,7 +531,7 @@ impl Viewer {
                     .await
                     .is_err()
                 {
-                    return Inbound::End("write failed");
+                    return Inbound::End(WRITE_FAILED);
                 }
                 Inbound::Nothing
             }
@@ -543,7 +565,7 @@ impl Viewer {
         frames.mark_changed();
         loop {
             tokio::select! {
-                _ = app.conns.stopping().cancelled() => return "server stopping",
+                _ = app.conns.stopping().cancelled() => return STOPPING,
                 changed = frames.changed() => {
                     if changed.is_err() {
                         return "simulation stopped";
@@ -640,7 +662,7 @@ impl Viewer {
             }
             let step = Duration::from_secs_f32(log.period / cursor.speed);
             tokio::select! {
-                _ = app.conns.stopping().cancelled() => return "server stopping",
+                _ = app.conns.stopping().cancelled() => return STOPPING,
                 _ = tokio::time::sleep_until(next_at + step), if cursor.playing => {
                     next_at += step;
                     // After a long stall, do not race to catch up.
