@@ -501,3 +501,37 @@ fn handle(
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::InFlight;
+
+    #[tokio::test]
+    async fn a_connection_behind_is_woken_by_the_message_processed() {
+        let in_flight = Arc::new(InFlight::default());
+        for _ in 0..3 {
+            in_flight.sent();
+        }
+        let waiter = tokio::spawn({
+            let in_flight = in_flight.clone();
+            async move { in_flight.below(3).await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiter.is_finished(), "three in flight, the limit is three");
+        // The simulation thread processes one.
+        std::thread::spawn({
+            let in_flight = in_flight.clone();
+            move || in_flight.processed()
+        })
+        .join()
+        .unwrap();
+        waiter.await.unwrap();
+        assert_eq!(in_flight.get(), 2);
+        // Processed while nobody waited: the next wait does not hang.
+        in_flight.processed();
+        in_flight.below(3).await;
+        in_flight.below(2).await;
+    }
+}
