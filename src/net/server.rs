@@ -30,10 +30,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
+use bytes::BytesMut;
 use futures::StreamExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Notify};
-use tokio_util::codec::FramedRead;
+use tokio_util::codec::{Decoder, FramedRead, LengthDelimitedCodec};
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn, Instrument};
 
@@ -60,6 +61,44 @@ pub const MAX_PENDING_MESSAGES: usize = 8;
 /// small messages can cause the simulation each cycle. (In sync mode an
 /// agent that sends more before its `(syn)` holds up the cycle.)
 pub const MAX_COMMANDS_PER_CYCLE: usize = 256;
+
+/// What an agent's socket gave.
+enum Inbound {
+    /// A whole frame's payload.
+    Frame(BytesMut),
+    /// The first bytes of a frame: its remaining bytes are now due.
+    Started,
+}
+
+/// The agent framing ([`crate::framing::codec`]) that also says when a
+/// frame starts to arrive, so that the connection times an unfinished
+/// frame from then on without looking at its buffer now and then.
+struct AgentFrames {
+    codec: LengthDelimitedCodec,
+    /// Part of a frame has arrived (in the buffer, or its length prefix
+    /// already taken by the codec).
+    started: bool,
+}
+
+impl Decoder for AgentFrames {
+    type Item = Inbound;
+    type Error = std::io::Error;
+
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Inbound>, std::io::Error> {
+        let had_bytes = !src.is_empty();
+        match self.codec.decode(src)? {
+            Some(frame) => {
+                self.started = false;
+                Ok(Some(Inbound::Frame(frame)))
+            }
+            None if had_bytes && !self.started => {
+                self.started = true;
+                Ok(Some(Inbound::Started))
+            }
+            None => Ok(None),
+        }
+    }
+}
 
 /// One open agent connection's slot.
 #[derive(Debug)]
@@ -230,8 +269,11 @@ impl Handler {
             debug!(cause = %e, "could not set TCP_NODELAY");
         }
         let (read_half, write_half) = stream.into_split();
-        let mut frames =
-            FramedRead::new(read_half, crate::framing::codec(self.cfg.max_agent_frame));
+        let codec = AgentFrames {
+            codec: crate::framing::codec(self.cfg.max_agent_frame),
+            started: false,
+        };
+        let mut frames = FramedRead::new(read_half, codec);
         // What the socket does not take at once is written by a task of its
         // own, so a client that does not read never blocks this loop (its
         // deadlines, its reading).
@@ -239,6 +281,10 @@ impl Handler {
         let mut writer = self.conns.spawn(writer.run().in_current_span());
         let pending = Arc::new(InFlight::default());
         let (status_tx, mut status_rx) = watch::channel(AgentStatus::Connecting);
+        // The simulation still holds the sender of `status_rx`.
+        let mut status_open = true;
+        // `status_rx.changed()` has seen a new status (and marked it read).
+        let mut status_news = false;
         let rate = self.cfg.max_agent_bytes_per_sec;
         let burst = rate.max(self.cfg.max_agent_frame as u64 + 4);
         let mut budget = (rate > 0).then(|| ByteBudget::new(rate, burst, Instant::now()));
@@ -268,7 +314,7 @@ impl Handler {
             return;
         }
         let reason: String = loop {
-            if status_rx.has_changed().unwrap_or(false) {
+            if std::mem::take(&mut status_news) || status_rx.has_changed().unwrap_or(false) {
                 let status = status_rx.borrow_and_update().clone();
                 if let AgentStatus::Joined { team, unum } = &status {
                     tracing::Span::current().record("team", team.as_str());
@@ -291,19 +337,15 @@ impl Handler {
             let spent_all = spent >= MAX_COMMANDS_PER_CYCLE;
             let may_read = !behind && !spent_all;
             let now = Instant::now();
-            if may_read && !frames.read_buffer().is_empty() {
+            // A frame counts as unfinished only while this side reads:
+            // the clock starts again when back-pressure ends.
+            if may_read && frames.decoder().started {
                 partial_since.get_or_insert(now);
             } else {
                 partial_since = None;
             }
             let unfinished = partial_since.zip(idle).map(|(t, d)| t + d);
-            // Re-check now and then: bytes of a started frame may arrive
-            // while nothing else wakes this task.
-            let recheck = idle.map(|d| now + d / 2);
-            let wake = [scene.deadline(), unfinished, recheck]
-                .into_iter()
-                .flatten()
-                .min();
+            let wake = [scene.deadline(), unfinished].into_iter().flatten().min();
             tokio::select! {
                 frame = frames.next(), if may_read => match frame {
                     None => break "closed by peer".into(),
@@ -314,7 +356,8 @@ impl Handler {
                         }
                         break format!("bad frame: {e}");
                     }
-                    Some(Ok(payload)) => {
+                    Some(Ok(Inbound::Started)) => {}
+                    Some(Ok(Inbound::Frame(payload))) => {
                         partial_since = None;
                         if let Some(b) = budget.as_mut() {
                             if !b.take(payload.len() + 4, Instant::now()) {
@@ -352,6 +395,12 @@ impl Handler {
                 next = self.cycle.changed(), if spent_all => if next.is_err() {
                     break "server stopping".into();
                 },
+                // News from the simulation (joined, scene refused): taken
+                // at the top of the loop.
+                open = status_rx.changed(), if status_open => {
+                    status_open = open.is_ok();
+                    status_news = status_open;
+                }
                 _ = self.evict.notified() => break "evicted: every agent slot taken and no robot asked for".into(),
                 reason = &mut writer => break match reason {
                     Ok(Some(reason)) => reason,
@@ -367,7 +416,7 @@ impl Handler {
                         }
                         break format!("no `scene` within {secs} s");
                     }
-                    if unfinished.is_some_and(|d| d <= now) && !frames.read_buffer().is_empty() {
+                    if unfinished.is_some_and(|d| d <= now) && frames.decoder().started {
                         if let Some(skipped) = self.may_log("frame unfinished") {
                             warn!(seconds = secs, buffered = frames.read_buffer().len(), skipped, "agent left a frame unfinished; closing connection");
                         }
