@@ -24,7 +24,9 @@
 //! * [`framing`]: the 4-byte length prefix of every message, both ways.
 //! * [`log_limit`]: thinning of repeated log lines (bad input, floods).
 //! * [`net`]: the agent accept loop and connections, the bounds on one
-//!   client, and the agent-side client tests and tools use.
+//!   client, the connection lifecycle all three listeners share (agents,
+//!   monitors, web: bounded, joined on shutdown), and the agent-side
+//!   client tests and tools use.
 //! * [`sexp`]: the S-expression tree, its parser (sfsexp rules) and printer.
 //! * [`command`]: agent effectors decoded into typed commands.
 //! * [`sim`]: the rapier3d world, robot models and scenes, and the cycle.

@@ -92,7 +92,7 @@ impl Connections {
     }
 
     /// The next connection. A failed accept is logged (through `log`)
-    /// and, after [`ACCEPT_ERROR_PAUSE`], tried again.
+    /// and, after a pause of 100 ms, tried again.
     pub async fn accept(
         &self,
         listener: &TcpListener,
