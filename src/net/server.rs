@@ -6,7 +6,9 @@
 //! the connection's [`outbox`](crate::net::outbox): written by the
 //! simulation thread when the socket takes them at once, else by a writer
 //! task of the connection. A bad frame or a vanished client ends only that
-//! connection.
+//! connection. Both tasks belong to the port's [`Connections`], which
+//! joins them on shutdown; a connection held back (the simulation behind,
+//! its budget spent) waits for the simulation's wake-up, not a timer.
 //!
 //! What one connection can make the server hold is bounded: its read
 //! buffer (one frame of at most `max_agent_frame` bytes), the parse of one
