@@ -59,8 +59,10 @@
 //! * [`framing`]: the 4-byte length prefix of every message, both ways.
 //! * [`log_limit`]: thinning of repeated log lines (bad input, floods).
 //! * [`net`]: the agent accept loop and connections, the bounds on one
-//!   client, the messages to and from the simulation thread
-//!   (`net::link`), and the agent-side client tests and tools use.
+//!   client, the connection lifecycle all three listeners share (agents,
+//!   monitors, web: bounded, joined on shutdown), the messages to and from
+//!   the simulation thread (`net::link`), and the agent-side client tests
+//!   and tools use.
 //! * [`sexp`]: the S-expression tree, its parser (sfsexp rules) and printer.
 //! * [`command`]: agent effectors decoded into typed commands, and the
 //!   trainer commands monitors send.

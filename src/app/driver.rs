@@ -13,7 +13,6 @@
 //! channel.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -24,7 +23,7 @@ use tracing::{info, info_span, trace, warn};
 use crate::config::Config;
 use crate::log_limit::LogLimit;
 use crate::monitor::log::{LogHandle, MatchSummary};
-use crate::net::link::Input;
+use crate::net::link::{InFlight, Input};
 use crate::net::outbox::{Outbox, PushError};
 use crate::sim::cycle::{AgentStatus, ConnId, Simulation, Stage};
 use crate::sim::snapshot::WorldSnapshot;
@@ -32,7 +31,7 @@ use crate::sim::snapshot::WorldSnapshot;
 /// Where the simulation's outputs go.
 pub struct Outputs {
     /// The cycle counter, for connections' per-cycle budgets.
-    pub cycle: Arc<AtomicU64>,
+    pub cycle: watch::Sender<u64>,
     /// Latest snapshot for monitors (every monitor step).
     pub snapshots: watch::Sender<Option<Arc<WorldSnapshot>>>,
     /// The match log, if any.
@@ -60,7 +59,7 @@ pub struct RunSummary {
 struct Conn {
     out: Outbox,
     status: watch::Sender<AgentStatus>,
-    pending: Arc<AtomicUsize>,
+    pending: Arc<InFlight>,
     dropped: u64,
 }
 
@@ -212,7 +211,7 @@ pub fn run(
         for conn in report.close {
             conns.remove(&conn);
         }
-        outputs.cycle.store(sim.cycle(), Ordering::Release);
+        outputs.cycle.send_replace(sim.cycle());
         publish(&sim, &mut outputs, false);
         trace!(
             read_us = t_read.as_micros() as u64,
@@ -408,7 +407,7 @@ fn handle(
             parse_error,
         } => {
             if let Some(c) = conns.get(&conn) {
-                c.pending.fetch_sub(1, Ordering::AcqRel);
+                c.pending.processed();
             }
             sim.receive(conn, commands, parse_error);
             // A `scene` ends the connection's join deadline now, not after

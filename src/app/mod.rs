@@ -5,8 +5,9 @@
 //! ([`crate::net::server`]), the monitor server ([`crate::monitor::serve`])
 //! and any extensions (the web monitor), waits for the match to end or a
 //! shutdown, and returns the run summary with the match results.
+//! When [`run`] returns, every task it started has ended: the listeners
+//! join their connection tasks ([`crate::net::connections`]).
 
-use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
@@ -97,9 +98,9 @@ pub async fn run_with(
     let (snap_tx, snap_rx) = watch::channel(None);
     let (input_tx, input_rx) = std::sync::mpsc::channel();
     let (stop_tx, stop_rx) = watch::channel(false);
-    let cycle = Arc::new(AtomicU64::new(0));
+    let (cycle_tx, cycle) = watch::channel(0);
     let outputs = Outputs {
-        cycle: cycle.clone(),
+        cycle: cycle_tx,
         snapshots: snap_tx,
         log,
         monitor_step: u64::from(cfg.monitor.monitor_step.max(1)),
@@ -121,7 +122,7 @@ pub async fn run_with(
     // Monitor commands arrive on a tokio channel; forward them in order.
     let (mon_tx, mut mon_rx) = mpsc::channel::<crate::monitor::MonitorRequest>(1024);
     let fwd_inputs = input_tx.clone();
-    tokio::spawn(async move {
+    let forwarder = tokio::spawn(async move {
         while let Some(req) = mon_rx.recv().await {
             if fwd_inputs.send(Input::Monitor(req)).is_err() {
                 break;
@@ -172,6 +173,8 @@ pub async fn run_with(
     for task in extension_tasks {
         let _ = task.await;
     }
+    // Every sender of monitor commands is gone with the tasks above.
+    let _ = forwarder.await;
     let summary =
         summary.map_err(|_| ServerError::Thread("the simulation thread panicked".into()))?;
     // The results summary a tournament script wants, in a file if

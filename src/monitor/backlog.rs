@@ -17,14 +17,17 @@
 //! Each connection's socket task records when it wrote each message
 //! ([`Backlog`]) and publishes the time of the oldest one still unread and
 //! whether the peer has been seen to read ([`Progress`]); the accept loop
-//! reads these when it needs a slot. Elsewhere, or when the kernel does
-//! not tell, only writes that block count.
+//! reads these when it needs a slot, and is woken when a connection starts
+//! to lag. Elsewhere, or when the kernel does not tell, only writes that
+//! block count.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::net::TcpStream;
+use tokio::sync::Notify;
 
 /// What the peer's kernel reports about one connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +107,9 @@ pub struct Progress {
     writing_since: AtomicU64,
     /// The peer has been seen to read.
     reads: AtomicBool,
+    /// Notified when the connection starts to lag (see
+    /// [`Progress::notify_lag`]).
+    lag_signal: Option<Arc<Notify>>,
 }
 
 impl Progress {
@@ -116,6 +122,43 @@ impl Progress {
             oldest_unread: AtomicU64::new(NONE),
             writing_since: AtomicU64::new(NONE),
             reads: AtomicBool::new(false),
+            lag_signal: None,
+        }
+    }
+
+    /// Notifies `signal` whenever the connection starts to lag (a message
+    /// left unread, a write that has to wait), so that a newcomer waiting
+    /// for a slot learns when to look again for a connection to close.
+    pub fn notify_lag(mut self, signal: Arc<Notify>) -> Progress {
+        self.lag_signal = Some(signal);
+        self
+    }
+
+    /// When the connection was admitted.
+    pub fn admitted(&self) -> Instant {
+        self.admitted
+    }
+
+    /// Since when the connection lags: the older of its oldest unread
+    /// message and its blocked write; `None` when it keeps up.
+    pub fn lagging_since(&self) -> Option<Instant> {
+        let a = self.oldest_unread.load(Ordering::Relaxed);
+        let b = self.writing_since.load(Ordering::Relaxed);
+        match a.min(b) {
+            NONE => None,
+            t => Some(self.epoch + Duration::from_micros(t)),
+        }
+    }
+
+    /// Stores `v` in `a` (one of the two times); signals when that starts
+    /// a lag. Only the connection's socket task writes them.
+    fn set(&self, a: &AtomicU64, v: u64) {
+        let kept_up = self.lagging_since().is_none();
+        a.store(v, Ordering::Relaxed);
+        if kept_up && v != NONE {
+            if let Some(signal) = &self.lag_signal {
+                signal.notify_one();
+            }
         }
     }
 
@@ -141,14 +184,14 @@ impl Progress {
     /// A write begins (`Some`) or has ended (`None`).
     pub fn writing(&self, since: Option<Instant>) {
         let v = since.map_or(NONE, |t| self.micros(t));
-        self.writing_since.store(v, Ordering::Relaxed);
+        self.set(&self.writing_since, v);
     }
 
     /// The oldest unread message (the newest aside) was written at `at`;
     /// `None`: caught up.
     pub fn unread_since(&self, at: Option<Instant>) {
         let v = at.map_or(NONE, |t| self.micros(t));
-        self.oldest_unread.store(v, Ordering::Relaxed);
+        self.set(&self.oldest_unread, v);
     }
 
     /// How long this connection has left a message unread (the newest
@@ -298,6 +341,27 @@ mod tests {
         p.writing(None);
         p.unread_since(None);
         assert_eq!(p.lag(t0 + Duration::from_secs(9)), Duration::ZERO);
+    }
+
+    #[tokio::test]
+    async fn starting_to_lag_is_signalled_once() {
+        let t0 = Instant::now();
+        let signal = Arc::new(Notify::new());
+        let p = Progress::new(t0).notify_lag(signal.clone());
+        assert_eq!(p.lagging_since(), None);
+        p.writing(Some(t0 + Duration::from_secs(1)));
+        // The signal was left for the next waiter.
+        signal.notified().await;
+        assert_eq!(p.lagging_since(), Some(t0 + Duration::from_secs(1)));
+        // Still lagging: no new signal.
+        p.unread_since(Some(t0 + Duration::from_secs(2)));
+        let again = signal.notified();
+        tokio::pin!(again);
+        assert!(futures::poll!(again.as_mut()).is_pending());
+        assert_eq!(p.lagging_since(), Some(t0 + Duration::from_secs(1)));
+        p.writing(None);
+        p.unread_since(None);
+        assert_eq!(p.lagging_since(), None);
     }
 
     #[test]

@@ -17,7 +17,10 @@
 //! Hostile clients. The slots are limited (`max_monitors`); when all are
 //! taken, a newcomer waits a little and the monitor that has left a message
 //! unread longest ([`Progress`]) makes room for it, so connections that
-//! never read cannot lock RoboViz or a trainer out. Wrong trainer secrets
+//! never read cannot lock RoboViz or a trainer out. The waiting newcomer
+//! looks again when a connection ends, when one starts to lag or would
+//! have lagged long enough, and when its wait is over; connection tasks
+//! live in the port's [`Connections`], joined on shutdown. Wrong trainer secrets
 //! cost the connection a pause that grows with the wrong secrets seen on
 //! the whole server (`AuthFailures`), and a few of them close it.
 
@@ -33,8 +36,7 @@ use futures::StreamExt;
 use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, watch};
-use tokio::task::JoinSet;
+use tokio::sync::{mpsc, watch, Notify};
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, info_span, warn, Instrument};
@@ -46,6 +48,7 @@ use super::frame::{ConsumerState, FrameBuilder};
 use crate::command::trainer::{MonitorCommand, MonitorRequest};
 use crate::framing::{self, is_disconnect};
 use crate::log_limit::{LogLimit, SharedLogLimit};
+use crate::net::connections::{Connections, SHUTDOWN_GRACE};
 use crate::sim::snapshot::WorldSnapshot;
 
 /// Latest world snapshot, published by the simulation every monitor step
@@ -53,7 +56,8 @@ use crate::sim::snapshot::WorldSnapshot;
 pub type SnapshotReceiver = watch::Receiver<Option<Arc<WorldSnapshot>>>;
 
 /// Serves monitors on `listener` until `shutdown` completes, then closes
-/// every connection and returns once their tasks have ended.
+/// every connection and returns once their tasks have ended (within
+/// [`SHUTDOWN_GRACE`]).
 ///
 /// Each connection gets a full state first (as soon as a snapshot exists),
 /// then one message per new snapshot it has room for. Commands go to
@@ -70,17 +74,16 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) {
     let builder = Arc::new(FrameBuilder::new(&cfg.field));
-    let cancel = CancellationToken::new();
+    let conns = Connections::new("monitor");
     let mut slots = Slots::new(&cfg);
-    let mut tasks: JoinSet<u64> = JoinSet::new();
+    // Connections that have ended, by id, to free their slots.
+    let (ended_tx, mut ended_rx) = mpsc::unbounded_channel::<u64>();
     let mut next_id = 0u64;
     // Connection lines (accepted, refused, closed) of all monitors.
     let conn_log = Arc::new(SharedLogLimit::for_clients());
     let auth_failures = Arc::new(AuthFailures::default());
     // A newcomer waiting for a slot, and since when.
     let mut waiting: Option<(TcpStream, SocketAddr, Instant)> = None;
-    let mut tick = tokio::time::interval(ADMISSION_TICK);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
     loop {
         if let Some((stream, peer, since)) = waiting.take() {
@@ -94,14 +97,18 @@ pub async fn serve(
                         commands: commands.clone(),
                         cfg: cfg.clone(),
                         builder: builder.clone(),
-                        cancel: cancel.child_token(),
+                        cancel: conns.stopping().child_token(),
+                        conns: conns.clone(),
+                        ended: ended_tx.clone(),
                         conn_log: conn_log.clone(),
-                        progress: Arc::new(Progress::new(slots.epoch)),
+                        progress: Arc::new(
+                            Progress::new(slots.epoch).notify_lag(slots.lagging.clone()),
+                        ),
                         auth_failures: auth_failures.clone(),
                     };
                     slots.add(next_id, conn.progress.clone(), conn.cancel.clone());
                     let span = info_span!("monitor", id = next_id, %peer);
-                    tasks.spawn(conn.run(stream).instrument(span));
+                    conns.spawn(conn.run(stream).instrument(span));
                 }
                 Admission::Wait => waiting = Some((stream, peer, since)),
                 Admission::Refuse => {
@@ -112,37 +119,30 @@ pub async fn serve(
                 }
             }
         }
-        let accepted = tokio::select! {
+        // A waiting newcomer looks again when the next monitor may have
+        // lagged long enough or its own wait is over.
+        let look_again = match &waiting {
+            Some((_, _, since)) => slots.look_again(*since),
+            None => None,
+        };
+        let (stream, peer) = tokio::select! {
+            // A slot freed before the newcomer came is free for it.
+            biased;
             _ = &mut shutdown => break,
-            accepted = listener.accept(), if waiting.is_none() => accepted,
-            // Reap finished connections so the set does not grow.
-            Some(done) = tasks.join_next(), if !tasks.is_empty() => {
-                if let Ok(id) = done {
-                    slots.remove(id);
-                }
+            Some(id) = ended_rx.recv() => {
+                slots.remove(id);
                 continue;
             }
-            // A waiting newcomer: look again for a slot or a laggard.
-            _ = tick.tick(), if waiting.is_some() => continue,
+            _ = slots.lagging.notified(), if waiting.is_some() => continue,
+            _ = tokio::time::sleep_until(look_again.unwrap_or_else(Instant::now).into()),
+                if look_again.is_some() => continue,
+            accepted = conns.accept(&listener, &conn_log), if waiting.is_none() => accepted,
         };
-        match accepted {
-            Ok((stream, peer)) => waiting = Some((stream, peer, Instant::now())),
-            Err(err) => {
-                // Typically out of file descriptors: back off, keep serving.
-                if let Some(skipped) = conn_log.admit("accept failed") {
-                    warn!(cause = %err, skipped, "monitor accept failed");
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-        }
+        waiting = Some((stream, peer, Instant::now()));
     }
-    info!(connections = tasks.len(), "monitor server shutting down");
-    cancel.cancel();
-    while tasks.join_next().await.is_some() {}
+    drop(listener);
+    conns.shutdown(SHUTDOWN_GRACE).await;
 }
-
-/// How often a waiting newcomer looks again for a slot or a laggard.
-const ADMISSION_TICK: Duration = Duration::from_millis(50);
 
 /// What to do with a newcomer.
 #[derive(Debug, PartialEq, Eq)]
@@ -162,6 +162,8 @@ struct Slots {
     /// Connections cut off to make room that have not ended yet: they
     /// still hold their slot.
     leaving: usize,
+    /// Notified when a connection starts to lag.
+    lagging: Arc<Notify>,
     /// Set when a newcomer waited in vain; while no slot frees after
     /// that, newcomers are refused at once.
     refusing: bool,
@@ -177,6 +179,7 @@ impl Slots {
             admission_wait: secs(cfg.admission_wait_secs),
             open: HashMap::new(),
             leaving: 0,
+            lagging: Arc::new(Notify::new()),
             refusing: false,
         }
     }
@@ -224,6 +227,34 @@ impl Slots {
             return Admission::Refuse;
         }
         Admission::Wait
+    }
+
+    /// When a newcomer that has waited since `since` may get an answer
+    /// other than "wait" from [`Slots::admit`], as things stand: when its
+    /// wait is over or a monitor would have lagged beyond the limit,
+    /// whichever comes first. `None` while a monitor cut off to make room
+    /// is still ending (its end wakes the accept loop). A monitor that
+    /// starts to lag later notifies [`Slots::lagging`].
+    fn look_again(&self, since: Instant) -> Option<Instant> {
+        if self.leaving > 0 {
+            return None;
+        }
+        let give_up = since + self.admission_wait;
+        let Some(limit) = self.evict_lag else {
+            return Some(give_up);
+        };
+        // `victim` wants more than the limit: look just after it.
+        let past = limit + Duration::from_millis(1);
+        let victim_at = self
+            .open
+            .values()
+            .filter_map(|(p, _)| {
+                let lagging = p.lagging_since().map(|t| t + past);
+                let silent = (!p.seen_reading()).then(|| p.admitted() + past);
+                lagging.into_iter().chain(silent).min()
+            })
+            .min();
+        Some(victim_at.map_or(give_up, |t| t.min(give_up)))
     }
 
     /// The monitor to close for a newcomer: the one that has left a
@@ -285,14 +316,18 @@ struct Connection {
     cfg: Arc<MonitorConfig>,
     builder: Arc<FrameBuilder>,
     cancel: CancellationToken,
+    /// The port's connection tasks (the socket task joins them).
+    conns: Connections,
+    /// Takes this connection's id when it ends, to free its slot.
+    ended: mpsc::UnboundedSender<u64>,
     conn_log: Arc<SharedLogLimit>,
     progress: Arc<Progress>,
     auth_failures: Arc<AuthFailures>,
 }
 
 impl Connection {
-    /// Serves the connection; returns its id when it has ended.
-    async fn run(self, stream: TcpStream) -> u64 {
+    /// Serves the connection until it ends.
+    async fn run(self, stream: TcpStream) {
         if let Some(skipped) = self.conn_log.admit("connected") {
             info!(skipped, "monitor connected");
         }
@@ -306,7 +341,7 @@ impl Connection {
         let (rd, wr) = stream.into_split();
         let full_requested = Arc::new(AtomicBool::new(false));
         let (queue_tx, queue_rx) = mpsc::channel::<Bytes>(self.cfg.queue_frames.max(1));
-        let socket = tokio::spawn(
+        let socket = self.conns.spawn(
             write_socket(wr, queue_rx, self.cancel.clone(), self.progress.clone())
                 .in_current_span(),
         );
@@ -332,12 +367,14 @@ impl Connection {
             _ = self.write_loop(queue_tx, full_requested) => {}
             _ = cancel.cancelled() => {}
         }
+        // The slot is free before the socket closes: a client that sees
+        // the close and connects again finds it free.
+        let _ = self.ended.send(self.id);
         self.cancel.cancel();
         let _ = socket.await;
         if let Some(skipped) = self.conn_log.admit("disconnected") {
             info!(peer = %self.peer, skipped, "monitor disconnected");
         }
-        self.id
     }
 
     /// Builds one message per snapshot this connection has room for.

@@ -1,4 +1,6 @@
-//! The network side: the agent accept loop and what bounds one client:
+//! The network side: the connection lifecycle every listener shares
+//! ([`connections`]: accept, run each connection as a tracked task, join
+//! them on shutdown), the agent accept loop and what bounds one client:
 //! the inbound byte budget ([`rate`]) and the join deadline of a
 //! connection that keeps the server waiting ([`handshake`]). Frames are
 //! cut by [`crate::framing`] and repeated log lines thinned by
@@ -8,6 +10,7 @@
 //! other end: the agent client of the tests and tools.
 
 pub mod client;
+pub mod connections;
 pub mod handshake;
 pub mod link;
 pub mod outbox;

@@ -6,7 +6,9 @@
 //! the connection's [`outbox`](crate::net::outbox): written by the
 //! simulation thread when the socket takes them at once, else by a writer
 //! task of the connection. A bad frame or a vanished client ends only that
-//! connection.
+//! connection. Both tasks belong to the port's [`Connections`], which
+//! joins them on shutdown; a connection held back (the simulation behind,
+//! its budget spent) waits for the simulation's wake-up, not a timer.
 //!
 //! What one connection can make the server hold is bounded: its read
 //! buffer (one frame of at most `max_agent_frame` bytes), the parse of one
@@ -26,22 +28,25 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use bytes::BytesMut;
 use futures::StreamExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Notify};
-use tokio_util::codec::FramedRead;
+use tokio_util::codec::{Decoder, FramedRead, LengthDelimitedCodec};
+use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn, Instrument};
 
 use crate::command::decode_all;
 use crate::config::Config;
 use crate::framing::is_disconnect;
 use crate::log_limit::{LogLimit, SharedLogLimit};
+use crate::net::connections::{Connections, SHUTDOWN_GRACE};
 use crate::net::handshake::SceneDeadline;
-use crate::net::link::{AgentStatus, ConnId, Input, InputSender};
+use crate::net::link::{AgentStatus, ConnId, InFlight, Input, InputSender};
 use crate::net::outbox::outbox;
 use crate::net::rate::ByteBudget;
 use crate::sexp::{parse, ParseError, MAX_NODES};
@@ -58,6 +63,44 @@ pub const MAX_PENDING_MESSAGES: usize = 8;
 /// small messages can cause the simulation each cycle. (In sync mode an
 /// agent that sends more before its `(syn)` holds up the cycle.)
 pub const MAX_COMMANDS_PER_CYCLE: usize = 256;
+
+/// What an agent's socket gave.
+enum Inbound {
+    /// A whole frame's payload.
+    Frame(BytesMut),
+    /// The first bytes of a frame: its remaining bytes are now due.
+    Started,
+}
+
+/// The agent framing ([`crate::framing::codec`]) that also says when a
+/// frame starts to arrive, so that the connection times an unfinished
+/// frame from then on without looking at its buffer now and then.
+struct AgentFrames {
+    codec: LengthDelimitedCodec,
+    /// Part of a frame has arrived (in the buffer, or its length prefix
+    /// already taken by the codec).
+    started: bool,
+}
+
+impl Decoder for AgentFrames {
+    type Item = Inbound;
+    type Error = std::io::Error;
+
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Inbound>, std::io::Error> {
+        let had_bytes = !src.is_empty();
+        match self.codec.decode(src)? {
+            Some(frame) => {
+                self.started = false;
+                Ok(Some(Inbound::Frame(frame)))
+            }
+            None if had_bytes && !self.started => {
+                self.started = true;
+                Ok(Some(Inbound::Started))
+            }
+            None => Ok(None),
+        }
+    }
+}
 
 /// One open agent connection's slot.
 #[derive(Debug)]
@@ -129,34 +172,26 @@ impl Slots {
     }
 }
 
-/// Accepts agent connections until `shutdown` turns true.
-/// `cycle` is the simulation's cycle counter (for the per-cycle budget).
+/// Accepts agent connections until `shutdown` turns true, then closes
+/// them and returns once their tasks have ended (see [`Connections`]).
+/// `cycle` follows the simulation's cycle counter (for the per-cycle
+/// budget).
 pub async fn accept_agents(
     listener: TcpListener,
     inputs: InputSender,
     cfg: Arc<Config>,
-    cycle: Arc<AtomicU64>,
+    cycle: watch::Receiver<u64>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let next_id = AtomicU64::new(1);
     let slots = Arc::new(Slots::default());
+    let conns = Connections::new("agent");
     let anonymous_log = Arc::new(SharedLogLimit::for_clients());
     let team_log = Arc::new(SharedLogLimit::new(LogLimit::for_team_changes));
     loop {
-        let accepted = tokio::select! {
-            r = listener.accept() => r,
-            _ = shutdown.changed() => break,
-        };
-        let (stream, peer) = match accepted {
-            Ok(x) => x,
-            Err(e) => {
-                if let Some(skipped) = anonymous_log.admit("accept failed") {
-                    warn!(cause = %e, skipped, "agent accept failed");
-                }
-                // Out of file descriptors and similar: do not spin.
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            }
+        let (stream, peer) = tokio::select! {
+            accepted = conns.accept(&listener, &anonymous_log) => accepted,
+            _ = shutdown.wait_for(|stop| *stop) => break,
         };
         let conn = next_id.fetch_add(1, Ordering::Relaxed);
         let (admission, evict) = slots.admit(conn, cfg.max_agents);
@@ -181,7 +216,8 @@ pub async fn accept_agents(
             peer,
             inputs: inputs.clone(),
             cfg: cfg.clone(),
-            shutdown: shutdown.clone(),
+            stop: conns.stopping().clone(),
+            conns: conns.clone(),
             anonymous_log: anonymous_log.clone(),
             team_log: team_log.clone(),
             joined: false,
@@ -189,8 +225,10 @@ pub async fn accept_agents(
             slots: slots.clone(),
             evict,
         };
-        tokio::spawn(handler.run(stream).instrument(span));
+        conns.spawn(handler.run(stream).instrument(span));
     }
+    drop(listener);
+    conns.shutdown(SHUTDOWN_GRACE).await;
 }
 
 struct Handler {
@@ -198,7 +236,10 @@ struct Handler {
     peer: SocketAddr,
     inputs: InputSender,
     cfg: Arc<Config>,
-    shutdown: watch::Receiver<bool>,
+    /// Cancelled when the server stops.
+    stop: CancellationToken,
+    /// The agent port's connection tasks (the writer task joins them).
+    conns: Connections,
     anonymous_log: Arc<SharedLogLimit>,
     /// Thins the lines of agents in a team, apart from the others (a
     /// whole match at once, then one a second per kind).
@@ -206,7 +247,7 @@ struct Handler {
     /// The agent is in a team.
     joined: bool,
     /// The simulation's cycle counter.
-    cycle: Arc<AtomicU64>,
+    cycle: watch::Receiver<u64>,
     /// The slot table, to say when the connection has asked for a robot
     /// and to give the slot back.
     slots: Arc<Slots>,
@@ -244,15 +285,22 @@ impl Handler {
             debug!(cause = %e, "could not set TCP_NODELAY");
         }
         let (read_half, write_half) = stream.into_split();
-        let mut frames =
-            FramedRead::new(read_half, crate::framing::codec(self.cfg.max_agent_frame));
+        let codec = AgentFrames {
+            codec: crate::framing::codec(self.cfg.max_agent_frame),
+            started: false,
+        };
+        let mut frames = FramedRead::new(read_half, codec);
         // What the socket does not take at once is written by a task of its
         // own, so a client that does not read never blocks this loop (its
         // deadlines, its reading).
         let (out, writer) = outbox(write_half, self.cfg.agent_queue);
-        let mut writer = tokio::spawn(writer.run().in_current_span());
-        let pending = Arc::new(AtomicUsize::new(0));
+        let mut writer = self.conns.spawn(writer.run().in_current_span());
+        let pending = Arc::new(InFlight::default());
         let (status_tx, mut status_rx) = watch::channel(AgentStatus::Connecting);
+        // The simulation still holds the sender of `status_rx`.
+        let mut status_open = true;
+        // `status_rx.changed()` has seen a new status (and marked it read).
+        let mut status_news = false;
         let rate = self.cfg.max_agent_bytes_per_sec;
         let burst = rate.max(self.cfg.max_agent_frame as u64 + 4);
         let mut budget = (rate > 0).then(|| ByteBudget::new(rate, burst, Instant::now()));
@@ -282,33 +330,31 @@ impl Handler {
             return;
         }
         let reason: String = loop {
-            if status_rx.has_changed().unwrap_or(false) {
+            if std::mem::take(&mut status_news) || status_rx.has_changed().unwrap_or(false) {
                 let status = status_rx.borrow_and_update().clone();
                 self.agent_status(&status, &mut scene);
             }
             // Back-pressure: stop reading while the simulation is behind,
-            // or when this cycle's budget is spent.
-            let cycle = self.cycle.load(Ordering::Acquire);
+            // or when this cycle's budget is spent, until it processes a
+            // message or starts a cycle (both wake this task).
+            let cycle = *self.cycle.borrow_and_update();
             if cycle != budget_cycle {
                 budget_cycle = cycle;
                 spent = 0;
             }
-            let may_read = pending.load(Ordering::Acquire) < MAX_PENDING_MESSAGES
-                && spent < MAX_COMMANDS_PER_CYCLE;
+            let behind = pending.get() >= MAX_PENDING_MESSAGES;
+            let spent_all = spent >= MAX_COMMANDS_PER_CYCLE;
+            let may_read = !behind && !spent_all;
             let now = Instant::now();
-            if may_read && !frames.read_buffer().is_empty() {
+            // A frame counts as unfinished only while this side reads:
+            // the clock starts again when back-pressure ends.
+            if may_read && frames.decoder().started {
                 partial_since.get_or_insert(now);
             } else {
                 partial_since = None;
             }
             let unfinished = partial_since.zip(idle).map(|(t, d)| t + d);
-            // Re-check now and then: bytes of a started frame may arrive
-            // while nothing else wakes this task.
-            let recheck = idle.map(|d| now + d / 2);
-            let wake = [scene.deadline(), unfinished, recheck]
-                .into_iter()
-                .flatten()
-                .min();
+            let wake = [scene.deadline(), unfinished].into_iter().flatten().min();
             tokio::select! {
                 frame = frames.next(), if may_read => match frame {
                     None => break "closed by peer".into(),
@@ -319,7 +365,8 @@ impl Handler {
                         }
                         break format!("bad frame: {e}");
                     }
-                    Some(Ok(payload)) => {
+                    Some(Ok(Inbound::Started)) => {}
+                    Some(Ok(Inbound::Frame(payload))) => {
                         partial_since = None;
                         if let Some(b) = budget.as_mut() {
                             if !b.take(payload.len() + 4, Instant::now()) {
@@ -341,21 +388,28 @@ impl Handler {
                         }
                         let commands = decode_all(&parsed);
                         spent += commands.len().max(1);
-                        pending.fetch_add(1, Ordering::AcqRel);
+                        pending.sent();
                         if self.inputs.send(Input::Message { conn: self.conn, commands, parse_error: parsed.error }).is_err() {
                             break "server stopping".into();
                         }
                     }
                 },
-                // News from the simulation (a `scene` received, a team
-                // joined): taken at the top of the loop.
-                Ok(()) = status_rx.changed() => {
-                    let status = status_rx.borrow_and_update().clone();
-                    self.agent_status(&status, &mut scene);
+                _ = pending.below(MAX_PENDING_MESSAGES), if behind => {}
+                next = self.cycle.changed(), if spent_all => if next.is_err() {
+                    break "server stopping".into();
+                },
+                // News from the simulation (joined, scene refused): taken
+                // at the top of the loop.
+                open = status_rx.changed(), if status_open => {
+                    status_open = open.is_ok();
+                    status_news = status_open;
                 }
-                _ = tokio::time::sleep(Duration::from_millis(2)), if !may_read => {}
                 _ = self.evict.notified() => break "evicted: every agent slot taken and no robot asked for".into(),
-                reason = &mut writer => break reason.unwrap_or_else(|e| format!("writer failed: {e}")),
+                reason = &mut writer => break match reason {
+                    Ok(Some(reason)) => reason,
+                    Ok(None) => "server shutdown".into(),
+                    Err(e) => format!("writer failed: {e}"),
+                },
                 _ = tokio::time::sleep_until(wake.unwrap_or(now).into()), if wake.is_some() => {
                     // News that came with the deadline (a `scene` received)
                     // is taken before the deadline is enforced.
@@ -370,14 +424,14 @@ impl Handler {
                         }
                         break format!("no `scene` within {secs} s");
                     }
-                    if unfinished.is_some_and(|d| d <= now) && !frames.read_buffer().is_empty() {
+                    if unfinished.is_some_and(|d| d <= now) && frames.decoder().started {
                         if let Some(skipped) = self.may_log("frame unfinished") {
                             warn!(seconds = secs, buffered = frames.read_buffer().len(), skipped, "agent left a frame unfinished; closing connection");
                         }
                         break format!("frame unfinished for {secs} s");
                     }
                 }
-                _ = self.shutdown.changed() => break "server shutdown".into(),
+                _ = self.stop.cancelled() => break "server shutdown".into(),
             }
         };
         if let Some(skipped) = self.may_log("disconnected") {

@@ -1,89 +1,107 @@
-//! A TCP listener for the web server that holds at most a fixed number of
-//! connections open: the next accept waits until one closes (further
-//! clients wait in the kernel's backlog), so idle or half-open HTTP
-//! connections cannot grow without bound. Each connection's kernel send
-//! buffer is fixed, so a slow viewer's backlog stays small: its sends
-//! block early and it skips to the newest picture instead of watching
-//! seconds-old ones.
+//! The web server's accept loop: at most a fixed number of connections
+//! open at once (the next accept waits for a permit, which a closing
+//! connection gives back; further clients wait in the kernel's backlog),
+//! so idle or half-open HTTP connections cannot grow without bound. A
+//! connection keeps its permit after an upgrade to a WebSocket. Each
+//! connection is served by hyper in a task of the web server's
+//! [`Connections`], under a span with the peer's address. Each
+//! connection's kernel send buffer is fixed, so a slow viewer's backlog
+//! stays small: its sends block early and it skips to the newest picture
+//! instead of watching seconds-old ones.
 
+use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use axum::Router;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tracing::{debug, debug_span, Instrument};
 
-/// [`TcpListener`] with a cap on open connections.
-pub struct LimitedListener {
-    inner: TcpListener,
-    permits: Arc<Semaphore>,
+use crate::log_limit::SharedLogLimit;
+use crate::net::connections::Connections;
+
+/// How long a client may take to send a request's headers.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Serves `router` on `listener` until `shutdown` completes, with at most
+/// `max` connections open, each with a kernel send buffer of
+/// `send_buffer` bytes (0: the system's). Connection tasks go to `conns`;
+/// the caller shuts them down.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    max: usize,
     send_buffer: usize,
-}
-
-impl LimitedListener {
-    /// At most `max` connections of `inner` open at once, each with a
-    /// kernel send buffer of `send_buffer` bytes (0: the system's).
-    pub fn new(inner: TcpListener, max: usize, send_buffer: usize) -> LimitedListener {
-        LimitedListener {
-            inner,
-            permits: Arc::new(Semaphore::new(max.max(1))),
-            send_buffer,
+    conns: &Connections,
+    log: &SharedLogLimit,
+    shutdown: impl Future<Output = ()>,
+) {
+    let permits = Arc::new(Semaphore::new(max.max(1)));
+    tokio::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            _ = &mut shutdown => break,
+            permit = permits.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                // Never closed.
+                Err(_) => break,
+            },
+        };
+        let (stream, peer) = tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = conns.accept(&listener, log) => accepted,
+        };
+        let _ = stream.set_nodelay(true);
+        if send_buffer > 0 {
+            let sock = socket2::SockRef::from(&stream);
+            if let Err(e) = sock.set_send_buffer_size(send_buffer) {
+                debug!(cause = %e, "cannot set the send buffer");
+            }
         }
+        let io = TokioIo::new(LimitedStream {
+            stream,
+            _permit: permit,
+        });
+        let service = TowerToHyperService::new(router.clone());
+        let stop = conns.stopping().clone();
+        conns.spawn(
+            async move {
+                let mut builder = http1::Builder::new();
+                builder
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(HEADER_TIMEOUT);
+                let conn = builder.serve_connection(io, service).with_upgrades();
+                tokio::pin!(conn);
+                let served = tokio::select! {
+                    served = conn.as_mut() => served,
+                    _ = stop.cancelled() => {
+                        // Ends after the request in progress, if any.
+                        conn.as_mut().graceful_shutdown();
+                        conn.await
+                    }
+                };
+                if let Err(e) = served {
+                    debug!(cause = %e, "HTTP connection ended with an error");
+                }
+            }
+            .instrument(debug_span!("http", %peer)),
+        );
     }
 }
 
-/// A connection that gives its slot back when dropped.
-pub struct LimitedStream {
+/// A connection that gives its slot back when dropped (after an upgrade,
+/// when the WebSocket closes).
+struct LimitedStream {
     stream: TcpStream,
     _permit: OwnedSemaphorePermit,
-}
-
-impl axum::serve::Listener for LimitedListener {
-    type Io = LimitedStream;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (LimitedStream, SocketAddr) {
-        // The semaphore is never closed; the retry only keeps this total.
-        let permit = loop {
-            if let Ok(p) = self.permits.clone().acquire_owned().await {
-                break p;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        };
-        loop {
-            match self.inner.accept().await {
-                Ok((stream, addr)) => {
-                    let _ = stream.set_nodelay(true);
-                    if self.send_buffer > 0 {
-                        let sock = socket2::SockRef::from(&stream);
-                        if let Err(e) = sock.set_send_buffer_size(self.send_buffer) {
-                            tracing::debug!(cause = %e, "cannot set the send buffer");
-                        }
-                    }
-                    return (
-                        LimitedStream {
-                            stream,
-                            _permit: permit,
-                        },
-                        addr,
-                    );
-                }
-                Err(e) => {
-                    // Typically out of file descriptors: back off.
-                    tracing::warn!(cause = %e, "web accept failed");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            }
-        }
-    }
-
-    fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.local_addr()
-    }
 }
 
 impl AsyncRead for LimitedStream {

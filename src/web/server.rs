@@ -6,7 +6,8 @@
 //! whenever its socket has room: a slow viewer skips messages (latest
 //! wins, one message in flight per viewer), a viewer whose send has been
 //! blocked for `stall_timeout` is closed, and none of it ever waits the
-//! simulation. Replay: each viewer has its own playback cursor over the
+//! simulation. Connections (HTTP, then WebSocket) are tasks of the web
+//! server's [`Connections`], joined on shutdown. Replay: each viewer has its own playback cursor over the
 //! frames decoded once at start.
 
 use std::future::Future;
@@ -30,9 +31,11 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, info_span, warn, Instrument};
 
+use crate::net::connections::{Connections, SHUTDOWN_GRACE};
+
 use super::assets;
 use super::commands::{self, PageCommand, TrainerAccess};
-use super::listener::LimitedListener;
+use super::listener;
 use super::replay::ReplayLog;
 use super::shapes::{FieldView, RobotShapes};
 use super::view::WorldView;
@@ -94,7 +97,8 @@ struct App {
     cfg: WebConfig,
     viewers: Arc<Semaphore>,
     next_id: AtomicU64,
-    cancel: CancellationToken,
+    /// The connection tasks; viewers end when it stops.
+    conns: Connections,
     /// Thins the lines viewers cause, each kind apart, so a client
     /// connecting over and over cannot flood the log.
     log: SharedLogLimit,
@@ -137,9 +141,9 @@ pub async fn serve_live(
     };
     let hello = hello("live", &field, &shapes, json!({ "trainer": trainer }));
     let (frames_tx, frames_rx) = watch::channel(None);
-    let cancel = CancellationToken::new();
+    let conns = Connections::new("web");
     let encoder = tokio::spawn(
-        encode_snapshots(snapshots, shapes, frames_tx, cancel.clone()).in_current_span(),
+        encode_snapshots(snapshots, shapes, frames_tx, conns.stopping().clone()).in_current_span(),
     );
     let app = App {
         hello,
@@ -151,7 +155,7 @@ pub async fn serve_live(
         viewers: Arc::new(Semaphore::new(cfg.max_viewers.max(1))),
         cfg,
         next_id: AtomicU64::new(1),
-        cancel,
+        conns,
         log: SharedLogLimit::for_clients(),
     };
     serve(listener, app, async move {
@@ -188,7 +192,7 @@ pub async fn serve_replay(
         viewers: Arc::new(Semaphore::new(cfg.max_viewers.max(1))),
         cfg,
         next_id: AtomicU64::new(1),
-        cancel: CancellationToken::new(),
+        conns: Connections::new("web"),
         log: SharedLogLimit::for_clients(),
     };
     serve(listener, app, shutdown).await;
@@ -199,7 +203,8 @@ async fn serve(
     app: App,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
-    let cancel = app.cancel.clone();
+    let conns = app.conns.clone();
+    // Page loads beside the viewers' WebSockets.
     let max_connections = app.cfg.max_viewers + 64;
     let send_buffer = app.cfg.send_buffer_bytes;
     let app = Arc::new(app);
@@ -207,20 +212,19 @@ async fn serve(
         .route("/", get(index))
         .route("/ws", get(websocket))
         .route("/{file}", get(asset))
-        .with_state(app);
-    let listener = LimitedListener::new(listener, max_connections, send_buffer);
-    let stopping = cancel.clone();
-    let result = axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            // Viewers end their loops; then the server stops.
-            stopping.cancel();
-        })
-        .await;
-    cancel.cancel();
-    if let Err(e) = result {
-        warn!(cause = %e, "web server stopped with an error");
-    }
+        .with_state(app.clone());
+    listener::serve(
+        listener,
+        router,
+        max_connections,
+        send_buffer,
+        &conns,
+        &app.log,
+        shutdown,
+    )
+    .await;
+    // Viewers end their loops; HTTP connections their requests.
+    conns.shutdown(SHUTDOWN_GRACE).await;
     info!("web server stopped");
 }
 
@@ -275,32 +279,49 @@ async fn websocket(
     };
     let id = app.next_id.fetch_add(1, Ordering::Relaxed);
     let span = info_span!("viewer", id);
+    // The upgrade runs in a task of its own: counted from here on.
+    let held = app.conns.hold();
+    let conns = app.conns.clone();
     ws.max_message_size(app.cfg.max_message_bytes)
         .max_frame_size(app.cfg.max_message_bytes)
         .on_upgrade(move |socket| {
+            let viewer = conns.track(
+                async move {
+                    if let Some(skipped) = app.log.admit("connected") {
+                        info!(skipped, "web viewer connected");
+                    }
+                    let (tx, rx) = socket.split();
+                    let mut viewer = Viewer {
+                        id,
+                        tx,
+                        app: app.clone(),
+                        budget: Budget::new(app.cfg.max_messages_per_sec),
+                        refusals: 0,
+                    };
+                    let why = match &app.source {
+                        Source::Live { .. } => viewer.live(rx).await,
+                        Source::Replay { log } => viewer.replay(rx, log.clone()).await,
+                    };
+                    if !matches!(why, NOT_READING | WRITE_FAILED) {
+                        // The closing handshake, unless the socket is
+                        // stuck or the server is stopping.
+                        let close = tokio::time::timeout(app.cfg.stall_timeout, viewer.tx.close());
+                        tokio::select! {
+                            _ = close => {}
+                            _ = app.conns.stopping().cancelled() => {}
+                        }
+                    }
+                    drop(permit);
+                    if let Some(skipped) = app.log.admit("disconnected") {
+                        info!(reason = why, skipped, "web viewer disconnected");
+                    }
+                }
+                .instrument(span),
+            );
+            drop(held);
             async move {
-                if let Some(skipped) = app.log.admit("connected") {
-                    info!(skipped, "web viewer connected");
-                }
-                let (tx, rx) = socket.split();
-                let mut viewer = Viewer {
-                    id,
-                    tx,
-                    app: app.clone(),
-                    budget: Budget::new(app.cfg.max_messages_per_sec),
-                    refusals: 0,
-                };
-                let why = match &app.source {
-                    Source::Live { .. } => viewer.live(rx).await,
-                    Source::Replay { log } => viewer.replay(rx, log.clone()).await,
-                };
-                let _ = viewer.tx.close().await;
-                drop(permit);
-                if let Some(skipped) = app.log.admit("disconnected") {
-                    info!(reason = why, skipped, "web viewer disconnected");
-                }
+                let _ = viewer.await;
             }
-            .instrument(span)
         })
 }
 
@@ -419,6 +440,14 @@ impl Budget {
     }
 }
 
+/// Why a viewer's connection ended: its socket took no message for the
+/// stall timeout.
+const NOT_READING: &str = "not reading";
+/// Why a viewer's connection ended: a write failed.
+const WRITE_FAILED: &str = "write failed";
+/// Why a viewer's connection ended: the server stops.
+const STOPPING: &str = "server stopping";
+
 struct Viewer {
     id: u64,
     tx: SplitSink<WebSocket, Message>,
@@ -435,13 +464,19 @@ enum Inbound {
 }
 
 impl Viewer {
-    /// Sends one message; `Err` when the viewer is gone or stalled.
+    /// Sends one message; `Err` when the viewer is gone or stalled, or
+    /// the server stops meanwhile.
     async fn send(&mut self, msg: Message) -> Result<(), &'static str> {
-        match tokio::time::timeout(self.app.cfg.stall_timeout, self.tx.send(msg)).await {
+        let stopping = self.app.conns.stopping().clone();
+        let sent = tokio::select! {
+            sent = tokio::time::timeout(self.app.cfg.stall_timeout, self.tx.send(msg)) => sent,
+            _ = stopping.cancelled() => return Err(STOPPING),
+        };
+        match sent {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => {
                 debug!(cause = %e, "web viewer write failed");
-                Err("write failed")
+                Err(WRITE_FAILED)
             }
             Err(_) => {
                 if let Some(skipped) = self.app.log.admit("not reading") {
@@ -450,7 +485,7 @@ impl Viewer {
                         skipped, "web viewer not reading; closed"
                     );
                 }
-                Err("not reading")
+                Err(NOT_READING)
             }
         }
     }
@@ -496,7 +531,7 @@ impl Viewer {
                     .await
                     .is_err()
                 {
-                    return Inbound::End("write failed");
+                    return Inbound::End(WRITE_FAILED);
                 }
                 Inbound::Nothing
             }
@@ -530,7 +565,7 @@ impl Viewer {
         frames.mark_changed();
         loop {
             tokio::select! {
-                _ = app.cancel.cancelled() => return "server stopping",
+                _ = app.conns.stopping().cancelled() => return STOPPING,
                 changed = frames.changed() => {
                     if changed.is_err() {
                         return "simulation stopped";
@@ -627,7 +662,7 @@ impl Viewer {
             }
             let step = Duration::from_secs_f32(log.period / cursor.speed);
             tokio::select! {
-                _ = app.cancel.cancelled() => return "server stopping",
+                _ = app.conns.stopping().cancelled() => return STOPPING,
                 _ = tokio::time::sleep_until(next_at + step), if cursor.playing => {
                     next_at += step;
                     // After a long stall, do not race to catch up.

@@ -31,6 +31,7 @@ fn real_time() -> Config {
 struct Reader {
     messages: Arc<AtomicU64>,
     closed: Arc<AtomicBool>,
+    leave: Option<tokio::sync::oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -39,17 +40,44 @@ impl Reader {
         let messages = Arc::new(AtomicU64::new(0));
         let closed = Arc::new(AtomicBool::new(false));
         let (m, c) = (messages.clone(), closed.clone());
+        let (leave, mut leave_rx) = tokio::sync::oneshot::channel();
         let task = tokio::spawn(async move {
-            while let Ok(Some(_)) = client.next_message().await {
-                m.fetch_add(1, Ordering::Relaxed);
+            let mut leaving = false;
+            loop {
+                tokio::select! {
+                    message = client.next_message() => match message {
+                        Ok(Some(_)) => {
+                            m.fetch_add(1, Ordering::Relaxed);
+                        }
+                        _ => break,
+                    },
+                    Ok(()) = &mut leave_rx, if !leaving => {
+                        // A frame over the server's limit: it closes the
+                        // connection.
+                        leaving = true;
+                        let _ = client.send_bytes(&vec![b' '; 1 << 20]).await;
+                    }
+                };
             }
             c.store(true, Ordering::Relaxed);
         });
         Reader {
             messages,
             closed,
+            leave: Some(leave),
             task,
         }
+    }
+
+    /// Makes the server close the connection and waits until it has.
+    async fn leave(mut self) {
+        if let Some(leave) = self.leave.take() {
+            let _ = leave.send(());
+        }
+        timeout(Duration::from_secs(20), self.task)
+            .await
+            .expect("the server closes a monitor that sends a bad frame")
+            .expect("reader task");
     }
 
     /// Waits until `n` more messages have arrived (each a monitor step).
@@ -199,10 +227,8 @@ async fn the_slot_limit_holds_and_a_newcomer_replaces_one_idle_monitor() {
     for r in &readers {
         r.wait_messages(5).await;
     }
-    // Once one leaves, a newcomer gets its slot.
-    let leaving = readers.pop().expect("three");
-    leaving.task.abort();
-    let _ = leaving.task.await;
+    // Once one has left, a newcomer gets its slot.
+    readers.pop().expect("three").leave().await;
     let (_client, waited) = first_message_within(server.monitor_addr).await;
     assert!(
         waited < Duration::from_secs(5),

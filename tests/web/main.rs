@@ -10,4 +10,5 @@ mod chrome;
 mod harness;
 mod origin;
 mod pixels;
+mod shutdown;
 mod stream;
