@@ -162,8 +162,9 @@ async fn real_time_mode_paces_by_the_wall_clock() {
     server.stop().await;
 }
 
-/// §4.4: a command computed from frame N drives physics step N+2; its
-/// effect is reported in frame N+2, not in frame N+1.
+/// A command computed from frame N drives physics step N+2
+/// (docs/protocol.md#the-cycle); its effect is reported in frame N+2, not in
+/// frame N+1.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn commands_take_effect_two_steps_later() {
     let server = TestServer::start(test_config()).await;

@@ -39,7 +39,7 @@ impl Default for Accelerometer {
 impl Accelerometer {
     /// Takes the state after one step of `dt` seconds: the torso's
     /// rotation and its linear velocity in the field frame. The reported
-    /// value is the velocity change over the step before this one (§3.7),
+    /// value is the velocity change over the step before this one,
     /// in the torso frame this step started from.
     pub fn update(
         &mut self,

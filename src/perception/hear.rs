@@ -56,7 +56,7 @@ pub enum SayError {
     },
 }
 
-/// Checks a `say` message (§2.6): non-empty, every byte in 0x20-0x7E but
+/// Checks a `say` message: non-empty, every byte in 0x20-0x7E but
 /// not space, `(` or `)`, at most 20 bytes. Characters are checked before
 /// the length, as in the reference (its effector checks the characters and
 /// logs; the referee then drops long messages silently).
@@ -85,7 +85,7 @@ const BUDGET_INCREMENT: u8 = 1;
 /// Budget one accepted message costs (stock `cost 2`).
 const BUDGET_COST: u8 = 2;
 
-/// One listener's hearing capacity (§2.6): separate budgets for messages
+/// One listener's hearing capacity: separate budgets for messages
 /// from its own team and from the opponents. Each starts at 2; a message is
 /// accepted if its budget is at least 2 and costs 2; [`HearBudget::tick`]
 /// adds 1 (up to 2) each cycle when the perception is built. Net effect:
@@ -137,7 +137,7 @@ impl HearBudget {
     }
 }
 
-/// Direction of a heard message (§3.5): the bearing in degrees, in
+/// Direction of a heard message: the bearing in degrees, in
 /// (-180, 180], of the vector from the listener's torso to the speaker's
 /// torso in the listener's **team frame** (an absolute direction, not
 /// relative to the body). Only x and y are used; coincident torsos give 0.

@@ -1,11 +1,12 @@
 //! `See`: the head camera of the Nao (docs/protocol.md#see).
 //!
 //! [`write_see`] turns one observer's view of a world snapshot (camera pose,
-//! ball, the robots' visible parts) into the `(See ...)` predicate: the
-//! static group (goal posts, corner flags, ball), one `P` element per robot,
-//! the optional position cheats, then the field lines clipped to the view.
-//! Noise and the per-robot calibration offset follow §3.10.7; the random
-//! numbers come from the RNG passed in, so a seeded server is reproducible.
+//! ball, the robots' visible parts) into the `(See ...)` predicate: the static
+//! group (goal posts, corner flags, ball), one `P` element per robot, the
+//! optional position cheats, then the field lines clipped to the view. Noise
+//! and the per-robot calibration offset follow docs/protocol.md#vision-noise;
+//! the random numbers come from the RNG passed in, so a seeded server is
+//! reproducible.
 //!
 //! This module must not touch the physics world, sockets or any global
 //! state: the caller gathers the positions into a [`VisionInput`].
@@ -21,11 +22,11 @@
 //! * Group order: the reference orders object groups by a memory address
 //!   (the transcripts happen to show the observer's own `P` first); we
 //!   always write the static group first, then robots of the left team by
-//!   uniform number, then the right team (§3.10.8 "SHOULD").
+//!   uniform number, then the right team (docs/protocol.md#see).
 //! * No `nan`, ever: the reference can print `nan` in clipped line end
-//!   points (§3.10.6 quirk). Our clipping uses no `acos`; an element whose
-//!   numbers would not be finite (only possible if the input positions are
-//!   not finite) is left out instead of printed.
+//!   points (docs/protocol.md#field-lines-in-view). Our clipping uses no
+//!   `acos`; an element whose numbers would not be finite (only possible if
+//!   the input positions are not finite) is left out instead of printed.
 //! * "Full vision" (a half cone of 90 degrees or more on either axis) cannot
 //!   use the pinhole clipping of the reference; lines are then reported
 //!   whole if either end point is in view (with 360 x 360: every line).
@@ -53,9 +54,10 @@ pub struct VisionConfig {
     /// Vertical view cone in whole degrees, halved like `h_view_cone`.
     /// Stock: 120. "Full vision": 360.
     pub v_view_cone: u32,
-    /// Add the measurement noise and the calibration error of §3.10.7.
-    /// With `false` every value is exact and the calibration offset passed in
-    /// [`VisionInput::calibration`] is ignored. Stock: true.
+    /// Add the measurement noise and the calibration error
+    /// (docs/protocol.md#vision-noise). With `false` every value is exact and
+    /// the calibration offset passed in [`VisionInput::calibration`] is
+    /// ignored. Stock: true.
     pub add_noise: bool,
     /// Half width in metres of the uniform calibration offset drawn once per
     /// robot on each axis ([`draw_calibration`]); 0 disables it.
@@ -113,18 +115,20 @@ impl Default for VisionConfig {
 
 impl VisionConfig {
     /// Whether the perception built when the connection's counter is `k`
-    /// (0 for the cycle the connection was accepted, §3.10.9) contains
+    /// (0 for the cycle the connection was accepted) contains
     /// `See`. Always false when `interval` is 0.
     pub fn is_vision_cycle(&self, k: u64) -> bool {
         self.interval != 0 && k.is_multiple_of(u64::from(self.interval))
     }
 
-    /// Half of the horizontal view cone in degrees (integer half, §3.10.2).
+    /// Half of the horizontal view cone in whole degrees (the integer half, as
+    /// the reference computes it).
     pub fn half_h(&self) -> f32 {
         (self.h_view_cone / 2) as f32
     }
 
-    /// Half of the vertical view cone in degrees (integer half, §3.10.2).
+    /// Half of the vertical view cone in whole degrees (the integer half, as
+    /// the reference computes it).
     pub fn half_v(&self) -> f32 {
         (self.v_view_cone / 2) as f32
     }
@@ -180,7 +184,7 @@ pub const MAX_LINES: usize = 30;
 pub const PART_NAMES: [&str; 5] = ["head", "rlowerarm", "llowerarm", "rfoot", "lfoot"];
 
 /// Names of the fixed landmarks in the order of the static group
-/// (§3.10.3); the ball `B` follows them.
+/// (docs/protocol.md#see); the ball `B` follows them.
 pub const LANDMARK_NAMES: [&str; 8] = ["G1L", "G2L", "G2R", "G1R", "F1L", "F2L", "F1R", "F2R"];
 
 impl FieldGeometry {
@@ -239,9 +243,9 @@ impl FieldGeometry {
     }
 }
 
-/// One robot as vision sees it. Only robots that belong to a team may be
-/// listed (robots without a team are invisible, §3.10.4); an entry with an
-/// empty team name is skipped as well.
+/// One robot as vision sees it. Only robots that belong to a team may be listed
+/// (robots without a team are invisible, docs/protocol.md#players-in-view); an
+/// entry with an empty team name is skipped as well.
 #[derive(Clone, Copy, Debug)]
 pub struct SeenRobot<'a> {
     /// Team name as given in the robot's `init`.
@@ -321,7 +325,8 @@ pub(crate) fn normalize_deg(mut a: f32) -> f32 {
     a
 }
 
-/// Horizontal and vertical angle (degrees) of a head-local vector (§3.10.1).
+/// Horizontal and vertical angle (degrees) of a head-local vector
+/// (docs/protocol.md#see).
 fn angles(r: &Vector3<f32>) -> (f32, f32) {
     let h = normalize_deg(r.y.atan2(r.x).to_degrees() - 90.0);
     let v = r.z.atan2(r.x.hypot(r.y)).to_degrees();
@@ -364,9 +369,9 @@ impl Eye<'_> {
         self.half_h < 90.0 && r.y <= 0.0
     }
 
-    /// Polar coordinates of an object (landmark, ball, body part), or
-    /// `None` when it is not visible. Angles and the visibility test use the
-    /// shifted vector, the distance is the true one (§3.10.7).
+    /// Polar coordinates of an object (landmark, ball, body part), or `None`
+    /// when it is not visible. Angles and the visibility test use the shifted
+    /// vector, the distance is the true one (docs/protocol.md#vision-noise).
     fn object(&self, p: &Vector3<f32>, rng: &mut impl Rng) -> Option<Polar> {
         let r = self.local(p);
         // NaN (non-finite input) fails this test as well.
@@ -416,9 +421,9 @@ impl Eye<'_> {
         r.norm() > self.cfg.min_distance && self.in_cone(h, v)
     }
 
-    /// The reported part of a line, given its calibration-shifted
-    /// head-local end points `b` (start) and `e` (end), or `None` if the
-    /// line is not reported. Follows the reference (§3.10.6):
+    /// The reported part of a line, given its calibration-shifted head-local
+    /// end points `b` (start) and `e` (end), or `None` if the line is not
+    /// reported. Follows the reference (docs/protocol.md#field-lines-in-view):
     ///
     /// 1. If both end points pass the point test (distance and cone), the
     ///    whole line is reported.
@@ -546,7 +551,7 @@ fn robot_key(r: &SeenRobot<'_>, index: usize) -> (u8, u8, usize) {
     (side, r.unum, index)
 }
 
-/// Appends one observer's `(See ...)` predicate to `out` (§3.10).
+/// Appends one observer's `(See ...)` predicate to `out` (docs/protocol.md#see).
 ///
 /// Order: the visible landmarks and ball (`G1L G2L G2R G1R F1L F2L F1R F2R
 /// B`), one `P` per robot with a visible part (left team, then right, by

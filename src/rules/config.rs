@@ -241,7 +241,7 @@ pub struct RulesConfig {
     #[serde(rename = "KeepawayWidthReductionRate")]
     pub keepaway_width_reduction_rate: f32,
 
-    // ---- reporting (used by perception, kept here with the other §11 names) ----
+    // ---- reporting (used by perception, kept here with the other referee parameters) ----
     /// `ReportScore` (default true): agents' GS carries `sl`/`sr`.
     #[serde(rename = "ReportScore")]
     pub report_score: bool,

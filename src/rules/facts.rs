@@ -25,7 +25,8 @@ pub struct WorldFacts<'a> {
     /// Every robot that has a team, in a stable order (for example by id).
     pub robots: &'a [RobotFacts],
     /// Robot-robot contacts of this cycle (any body parts), one entry per
-    /// touching pair. Used for touch groups (§7.6) and charging (§7.7).
+    /// touching pair. Used for touch groups and charging
+    /// (docs/protocol.md#player-fouls).
     pub robot_contacts: &'a [RobotContact],
     /// Robots with two of their own body parts intersecting this cycle. Only
     /// read when `SelfCollisionFoul` is on; may be empty otherwise.
@@ -49,7 +50,7 @@ pub struct RobotFacts {
     /// Torso centre (the "player position" of the rules).
     pub torso: Vector3<f32>,
     /// The torso's local z axis in the field frame. The 0.7.1 rules judge
-    /// posture by torso height only (§7.5), so this is informational.
+    /// posture by torso height only, so this is informational.
     pub torso_up: Vector3<f32>,
     /// Torso linear velocity (m/s).
     pub velocity: Vector3<f32>,
@@ -88,7 +89,7 @@ pub enum Decision {
     /// `pos`, and zero all linear and angular velocities. With a heading,
     /// also set the torso upright facing that heading (degrees, 0 = +x);
     /// without one, keep the orientation. Also used every cycle for the
-    /// hold-in-the-air of a fouled robot (§7.2).
+    /// hold-in-the-air of a fouled robot (docs/protocol.md#player-fouls).
     MoveRobot {
         /// Robot to move.
         id: RobotId,

@@ -1,6 +1,6 @@
-//! The player-foul referee of docs/protocol.md#player-fouls: per-player counters, the
-//! per-cycle pipeline (rankings and posture, charging, crowding, illegal
-//! defence, incapable, touch groups) and enforcement (§7.2: hold in the air,
+//! The player-foul referee of docs/protocol.md#player-fouls: per-player
+//! counters, the per-cycle pipeline (rankings and posture, charging, crowding,
+//! illegal defence, incapable, touch groups) and enforcement (hold in the air,
 //! then off to the touchline).
 
 use std::collections::BTreeMap;
@@ -15,22 +15,22 @@ use super::geometry::{angle_deg, dist_xy};
 use super::placement::{team_index, Cycle};
 use super::playmode::Side;
 
-/// Foul types with the reference's numbers (§7.2), which monitors use.
+/// Foul types with the reference's numbers, which monitors use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum FoulKind {
-    /// 0: crowding (§7.3, off by default).
+    /// 0: crowding (off by default).
     Crowding,
-    /// 1: touching (§7.6).
+    /// 1: touching: a touch group larger than allowed.
     Touching,
-    /// 2: illegal defence (§7.4).
+    /// 2: illegal defence: too many players in the own penalty area.
     IllegalDefence,
     /// 3: illegal attack (declared, never raised by 0.7.1).
     IllegalAttack,
-    /// 4: incapable, fallen or not standing (§7.5).
+    /// 4: incapable, lying or not standing for too long.
     Incapable,
     /// 5: kick-off (declared, never raised by 0.7.1).
     KickOff,
-    /// 6: charging (§7.7).
+    /// 6: charging.
     Charging,
     /// 7: self collision (later servers; only with `SelfCollisionFoul`).
     SelfCollision,
@@ -68,12 +68,12 @@ impl FoulKind {
     }
 }
 
-/// One foul record (§7.2). As in the reference, a record is appended in
+/// One foul record. As in the reference, a record is appended in
 /// every enforcement cycle, so one foul yields about 26 consecutive records;
 /// the monitor index of a record is its position in the list + 1.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FoulRecord {
-    /// Foul type number (§7.2, see [`FoulKind::number`]), as monitors get it.
+    /// Foul type number (see [`FoulKind::number`]), as monitors get it.
     pub kind: u8,
     /// Team of the offender.
     pub side: Side,
@@ -145,7 +145,8 @@ impl PlayerState {
         }
     }
 
-    /// The counter reset of §7.2 / §7.7.
+    /// Resets every foul, posture and charging counter (at creation, after an
+    /// enforced foul, and every cycle while the game is paused).
     pub fn reset(&mut self, cfg: &RulesConfig, dt: f32) {
         self.foul = None;
         self.foul_counter = 0;
@@ -210,7 +211,8 @@ fn touch_groups(robots: &[RobotFacts], contacts: &[super::facts::RobotContact]) 
     (0..n).map(|i| find(&mut parent, i)).collect()
 }
 
-/// Goalie inside its own area, behind the goal line included (§7.7).
+/// Goalie inside its own area, behind the goal line included (the charging
+/// rule's goalie flag).
 fn goalie_in_own_area(cfg: &RulesConfig, r: &RobotFacts) -> bool {
     if r.unum != 1 {
         return false;
@@ -230,7 +232,7 @@ pub(crate) fn reset_all(players: &mut BTreeMap<RobotId, PlayerState>, cfg: &Rule
     }
 }
 
-/// One unpaused run of the §7.1 pipeline. Appends records and moves.
+/// One unpaused run of the per-cycle foul pipeline. Appends records and moves.
 pub(crate) fn run(
     inp: &FoulInputs,
     players: &mut BTreeMap<RobotId, PlayerState>,
@@ -461,7 +463,8 @@ pub(crate) fn run(
 }
 
 /// Remembers who is alone this cycle, for cycles where the pipeline is
-/// paused (reference quirk §14.2 fixed: groups never pile up).
+/// paused (a reference quirk fixed, docs/protocol.md#reference-quirks:
+/// groups never pile up).
 pub(crate) fn note_groups(facts: &WorldFacts, players: &mut BTreeMap<RobotId, PlayerState>) {
     let groups = touch_groups(facts.robots, facts.robot_contacts);
     for (i, r) in facts.robots.iter().enumerate() {
@@ -471,7 +474,7 @@ pub(crate) fn note_groups(facts: &WorldFacts, players: &mut BTreeMap<RobotId, Pl
     }
 }
 
-/// §7.6 for robot `i` (facts order).
+/// The touching rule for robot `i` (facts order).
 fn touching(
     inp: &FoulInputs,
     robots: &[RobotFacts],
@@ -516,7 +519,7 @@ fn touching(
     }
 }
 
-/// §7.7 over every two-player touch group of opposite teams.
+/// The charging rule over every two-player touch group of opposite teams.
 fn charging(
     inp: &FoulInputs,
     robots: &[RobotFacts],

@@ -88,7 +88,7 @@ pub fn angle_deg(a: &Vector2<f32>, b: &Vector2<f32>) -> f32 {
 }
 
 impl RulesConfig {
-    /// The penalty area in front of `side`'s own goal (§7.4).
+    /// The penalty area in front of `side`'s own goal.
     pub fn penalty_area(&self, side: Side) -> Rect {
         let hl = self.half_length();
         let hw = self.penalty_half_width();
@@ -109,7 +109,8 @@ impl RulesConfig {
     }
 
     /// The half of the field that `side` defends, oversized by 10 m at the
-    /// sides and at the far end (used by the half clearances, §3.4 and §8.3).
+    /// sides and at the far end (used by the half clearances of BeforeKickOff
+    /// and kick-off).
     pub fn half_box(&self, side: Side) -> Rect {
         let hl = self.half_length() + 10.0;
         let hw = self.half_width() + 10.0;
@@ -135,7 +136,7 @@ impl RulesConfig {
     }
 
     /// If `p` lies in a penalty area, the front corner of that area on the
-    /// same y side (§5.2, §6); otherwise `p`.
+    /// same y side (free-kick and drop-ball spots); otherwise `p`.
     pub fn out_of_penalty_areas(&self, p: Vector3<f32>) -> Vector3<f32> {
         for side in [Side::Left, Side::Right] {
             let area = self.penalty_area(side);
@@ -171,22 +172,23 @@ impl RulesConfig {
         )
     }
 
-    /// The "outside" position of §8.5 for player (`side`, `unum`): on the
-    /// touchline opposite the ball, at height `z`.
+    /// The "outside" position (docs/protocol.md#referee-moves) for player
+    /// (`side`, `unum`): on the touchline opposite the ball, at height `z`.
     pub fn outside_position(&self, side: Side, unum: u8, ball_y: f32, z: f32) -> Vector3<f32> {
         let x = -side.sign() * 0.6 * (7.0 - f32::from(unum));
         let s = if ball_y < 0.0 { 1.0 } else { -1.0 };
         Vector3::new(x, (self.half_width() + 0.5) * s, z)
     }
 
-    /// Whether the ball centre is on the field (§5.1): not wholly over a line.
+    /// Whether the ball is on the field (docs/protocol.md#ball-out-of-play):
+    /// not wholly over a line.
     pub fn ball_on_field(&self, ball: &Vector3<f32>) -> bool {
         let m = self.ball_radius + 0.001;
         ball.x.abs() < self.half_length() + m && ball.y.abs() < self.half_width() + m
     }
 
     /// The goal (named by the side that defends it) whose trigger box the
-    /// ball's sphere overlaps (§4.1 primary test).
+    /// ball's sphere overlaps (docs/protocol.md#goals).
     pub fn goal_box_hit(&self, ball: &Vector3<f32>) -> Option<Side> {
         let r = self.ball_radius;
         let hl = self.half_length();
@@ -203,10 +205,10 @@ impl RulesConfig {
         None
     }
 
-    /// The analytic fallback of §4.1: the ball is wholly over a goal line,
-    /// was inside it within the last second, and its path, traced back to
+    /// The analytic fallback of the goal check: the ball is wholly over a goal
+    /// line, was inside it within the last second, and its path, traced back to
     /// the line, crossed between the posts and below the bar. Symmetric for
-    /// both goals (reference quirk §14.1 fixed).
+    /// both goals (a reference quirk fixed, docs/protocol.md#reference-quirks).
     pub fn goal_traced(&self, ball: &Vector3<f32>, vel: &Vector3<f32>) -> Option<Side> {
         let g = self.half_length() + self.ball_radius;
         if ball.x.abs() < g || (ball.x - vel.x).abs() > g || vel.x.abs() <= f32::EPSILON {

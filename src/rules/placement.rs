@@ -108,7 +108,7 @@ impl Cycle {
         });
     }
 
-    /// A referee move through the safe-spot search (§8.6). `counts_as_move`
+    /// A referee move through the safe-spot search. `counts_as_move`
     /// is false only for the kick-taker repel, which in the reference does
     /// not reset the "moved recently" timer.
     pub fn move_safely(
@@ -133,8 +133,8 @@ impl Cycle {
         self.move_raw(id, spot, None);
     }
 
-    /// §8.6 step 1: keep a target out of the own area when the team has no
-    /// room left there.
+    /// First step of the safe-spot search: keep a target out of the own area
+    /// when the team has no room left there.
     fn area_adjusted(
         &self,
         cfg: &RulesConfig,
@@ -189,11 +189,11 @@ impl Cycle {
                 .all(|s| (s - c.xy()).norm() >= 2.0 * r)
     }
 
-    /// The safe-spot search (§8.6): best-first over a grid of
-    /// `AgentRadius` steps around the target, nearest to the target first.
-    /// (The reference orders candidates by distance to the player; the spec
-    /// leaves the order free, and this keeps cleared players where the rule
-    /// wanted them.)
+    /// The safe-spot search: best-first over a grid of `AgentRadius` steps
+    /// around the target, nearest to the target first. (The reference orders
+    /// candidates by distance to the player; what matters is that the spot
+    /// found overlaps nothing and makes no new illegal-defence foul, and this
+    /// order keeps cleared players where the rule wanted them.)
     fn safe_spot(&self, cfg: &RulesConfig, p: &RobotFacts, target: Vector3<f32>) -> Vector3<f32> {
         let attempts = cfg.max_num_safe_reposition_attempts;
         if attempts == 0 {
@@ -245,7 +245,7 @@ impl Cycle {
         target
     }
 
-    /// §8.1: clear `side`'s players from the sphere (`pos`, `radius`),
+    /// Clears `side`'s players from the sphere (`pos`, `radius`),
     /// pushing each at least `min` (up to `min` + 2) away, then safe-spot search.
     pub fn clear_circle(
         &mut self,
@@ -266,7 +266,7 @@ impl Cycle {
         }
     }
 
-    /// The move of §8.1 for one robot: `U(min, min + 2)` away from `pos`
+    /// The circle clearance's move for one robot: `U(min, min + 2)` away from `pos`
     /// towards its own goal (or sideways near the own goal line), then the
     /// safe-spot search.
     pub fn push_from(
@@ -288,7 +288,7 @@ impl Cycle {
         self.move_safely(cfg, p.id, t, true);
     }
 
-    /// §8.2: clear `side`'s players whose footprint meets `rect`, to
+    /// Clears `side`'s players whose footprint meets `rect`, to
     /// `U(min, 2 min)` beyond its edge on their own side. Players for which
     /// `exempt` holds stay.
     #[allow(clippy::too_many_arguments)]
@@ -318,7 +318,7 @@ impl Cycle {
         }
     }
 
-    /// §8.4: push `side`'s players within `KickRepelDist` of `spot` out to
+    /// Pushes `side`'s players within `KickRepelDist` of `spot` out to
     /// exactly that distance, then safe-spot search.
     pub fn repel_kick_takers(&mut self, cfg: &RulesConfig, side: Side, spot: &Vector3<f32>) {
         let ids: Vec<RobotId> = self

@@ -22,8 +22,8 @@ fn build(
     (k, s)
 }
 
-/// §12 checklist, item by item, on the first message of a match with two
-/// initialised robots.
+/// The RoboViz checklist (docs/protocol.md#what-roboviz-needs), item by
+/// item, on the first message of a match with two initialised robots.
 #[test]
 fn first_message_passes_the_roboviz_checklist() {
     let b = FrameBuilder::new(&FieldParams::default());
@@ -348,8 +348,8 @@ fn non_finite_values_are_written_as_zero() {
     validate_message(&m).unwrap();
 }
 
-/// A 22-robot match: full state and delta sizes in the range the spec
-/// gives (docs/protocol.md#log-writer), all valid.
+/// A 22-robot match: full state and delta sizes in the range the design
+/// notes give (docs/protocol.md#log-writer), all valid.
 #[test]
 fn full_match_sizes() {
     let b = FrameBuilder::new(&FieldParams::default());

@@ -352,8 +352,8 @@ fn log_lines_match_the_reference_log() {
         crate::util::shape(&reference[0]),
         crate::util::shape(&lines[0].replace("(seed 5)", ""))
     );
-    // The reference's first delta repeats setVisible (a quirk §6.2
-    // allows); its later deltas are ours exactly.
+    // The reference's first delta after a mesh is created repeats every
+    // `setVisible` (a harmless quirk); its later deltas are ours exactly.
     crate::eqnice!(reference[2], lines[1]);
     crate::eqnice!(reference[3], lines[2]);
 }

@@ -1,4 +1,4 @@
-//! Beam (§9): when it is allowed, the own-half clamp and its noise.
+//! Beam (docs/protocol.md#beam): when it is allowed, the own-half clamp and its noise.
 
 use rcss3d::rules::{PlayMode, RulesConfig, Side};
 

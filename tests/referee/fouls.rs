@@ -1,4 +1,5 @@
-//! Player fouls (§7, §8): illegal defence, touch groups, lying and
+//! Player fouls (docs/protocol.md#player-fouls and
+//! docs/protocol.md#referee-moves): illegal defence, touch groups, lying and
 //! incapable robots, charging, crowding, self-collision, the foul numbers.
 
 use nalgebra::Vector3;

@@ -1,5 +1,5 @@
-//! Goals (§4): scoring, the kick-off team's restrictions, set pieces kicked
-//! straight into a goal.
+//! Goals (docs/protocol.md#goals): scoring, the kick-off team's restrictions,
+//! set pieces kicked straight into a goal.
 
 use nalgebra::Vector3;
 use rcss3d::rules::{PlayMode, RulesConfig, Side};

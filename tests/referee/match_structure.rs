@@ -1,5 +1,5 @@
-//! Match structure (§2, §3): kick-off, halves, side swap, automatic
-//! kick-off and quit, and a whole short match.
+//! Match structure (docs/protocol.md#match-structure): kick-off, halves, side
+//! swap, automatic kick-off and quit, and a whole short match.
 
 use nalgebra::Vector3;
 use rcss3d::rules::{Decision, PlayMode, RulesConfig, Side};
@@ -84,7 +84,7 @@ fn side_swap_moves_the_scores_with_the_teams() {
 
 #[test]
 fn explicit_kick_off_does_not_change_the_next_half_team() {
-    // Reference quirk §14.8, kept.
+    // A reference quirk, kept (docs/protocol.md#reference-quirks).
     let mut s = Sim::new(RulesConfig::default());
     two_teams(&mut s);
     s.referee.kick_off(Some(Side::Right), &mut s.rng);

@@ -1,4 +1,5 @@
-//! Ball out of play and set pieces (§5): kick-ins, goal and corner kicks,
+//! Ball out of play and set pieces (docs/protocol.md#ball-out-of-play,
+//! docs/protocol.md#set-pieces): kick-ins, goal and corner kicks,
 //! the repel distance, untaken set pieces, double touches.
 
 use nalgebra::Vector3;

@@ -220,7 +220,7 @@ pub(super) fn check_predicates(preds: &[Node<'_>], kind: FrameKind) -> Result<()
     Ok(())
 }
 
-/// Mesh names RoboViz ships or generates (§5.5).
+/// Mesh names RoboViz ships or generates (docs/protocol.md#monitor-scene-content).
 pub fn is_roboviz_mesh(name: &str) -> bool {
     if matches!(
         name,

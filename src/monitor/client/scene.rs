@@ -38,7 +38,7 @@ impl GameView {
     }
 }
 
-/// Node kinds of the monitor scene graph (§4).
+/// Node kinds of the monitor scene graph (docs/protocol.md#scene-nodes-and-deltas).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeKind {
     /// `TRF`.
@@ -70,7 +70,7 @@ pub struct SceneNode {
     pub children: Vec<SceneNode>,
 }
 
-/// A robot as RoboViz identifies it (§5.4).
+/// A robot as RoboViz identifies it (docs/protocol.md#monitor-scene-content).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RobotView {
     /// Team side from `matLeft`/`matRight`.

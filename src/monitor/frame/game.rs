@@ -8,7 +8,7 @@ use crate::rules::PlayMode;
 use crate::sim::snapshot::WorldSnapshot;
 
 /// The 15 numeric environment predicates, `play_modes` and the optional
-/// goalie-area values (§3.1).
+/// goalie-area values (docs/protocol.md#environment-predicates).
 pub(super) fn env_predicates(f: &FieldParams, out: &mut String) {
     let items: [(&str, f32); 15] = [
         ("FieldLength", f.field_length),
@@ -58,8 +58,9 @@ pub(super) fn pred_int(out: &mut String, name: &str, value: u64) {
     let _ = write!(out, "({name} {value})");
 }
 
-/// Game-state predicates (§3.2): everything in a full state, changes only
-/// in a delta; fouls created since this consumer's last message in both.
+/// Game-state predicates (docs/protocol.md#game-state-predicates):
+/// everything in a full state, changes only in a delta; fouls created since
+/// this consumer's last message in both.
 pub(super) fn write_game(
     state: &mut ConsumerState,
     snap: &WorldSnapshot,
@@ -69,7 +70,7 @@ pub(super) fn write_game(
     let g = &snap.game;
     let finite = pred_real(out, "time", g.game_time);
     let sent = &mut state.game;
-    // An empty name counts as not yet known (§3.2: not sent while empty).
+    // An empty name counts as not yet known: a team name is sent once known.
     if let Some(name) = g.team_left.as_ref().filter(|n| !n.is_empty()) {
         if full || sent.team_left.as_deref() != Some(&**name) {
             push_team(out, "team_left", name);

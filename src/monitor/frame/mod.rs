@@ -1,11 +1,12 @@
 //! Monitor messages built from a [`WorldSnapshot`]: the full state
 //! (`RSG`) and the per-consumer delta (`RDS`) of docs/protocol.md#monitor-message-layout.
 //!
-//! A [`FrameBuilder`] holds what never changes (environment predicates and
-//! the static scene, serialised once). A [`ConsumerState`] remembers what one
+//! A [`FrameBuilder`] holds what never changes (environment predicates and the
+//! static scene, serialised once). A [`ConsumerState`] remembers what one
 //! consumer (one monitor connection, or the log file) last received, so that
-//! every consumer gets every change exactly once (§6.3). Building is pure:
-//! no I/O, no clock, no hashing, so identical snapshots give identical bytes.
+//! every consumer gets every change exactly once
+//! (docs/protocol.md#game-state-predicates). Building is pure: no I/O, no
+//! clock, no hashing, so identical snapshots give identical bytes.
 //!
 //! A full state is needed when the robots shown change (one arrives or
 //! leaves, joins a team, changes side): only then, not on every change of
@@ -41,7 +42,7 @@ pub enum FrameKind {
 }
 
 /// A transform entry differing by more than this from the last sent value
-/// makes a delta carry the `SLT` (§6.1).
+/// makes a delta carry the `SLT` (docs/protocol.md#scene-nodes-and-deltas).
 pub const MOVE_THRESHOLD: f32 = 0.005;
 
 type Mat = [f32; 16];
@@ -98,7 +99,7 @@ struct SentGame {
 
 /// What decides the tree shape and the robot materials: the robots shown,
 /// in order, with their identity. A change of any of it needs a full
-/// state (§7).
+/// state (docs/protocol.md#full-states).
 #[derive(Debug, Clone, PartialEq)]
 struct Structure {
     robots: Vec<RobotKey>,
@@ -194,8 +195,9 @@ pub struct FrameBuilder {
 }
 
 impl FrameBuilder {
-    /// Serialises the environment predicates and the static scene (§5.1,
-    /// nodes 1–35) once for these field values.
+    /// Serialises the environment predicates and the static scene (nodes
+    /// 1–35, docs/protocol.md#monitor-scene-content) once for these field
+    /// values.
     pub fn new(field: &FieldParams) -> Self {
         let mut env = String::with_capacity(1024);
         env_predicates(field, &mut env);

@@ -5,8 +5,9 @@ use super::emit::{Emitter, Identity, Material};
 use super::{isometry_matrix, IDENTITY, RM};
 use crate::sim::snapshot::RobotSnapshot;
 
-/// The Nao's parts in monitor order (§5.2): torso, neck, head, right arm,
-/// left arm, right leg, left leg; toes only for robots that have them.
+/// The Nao's parts in monitor order (docs/protocol.md#monitor-scene-content):
+/// torso, neck, head, right arm, left arm, right leg, left leg; toes only for
+/// robots that have them.
 #[cfg_attr(not(test), allow(dead_code))]
 pub(super) const PARTS: [&str; 25] = [
     "torso",
@@ -121,9 +122,11 @@ pub(super) const LSHANK: [&str; 5] = [
     "models/lshank4.obj",
 ];
 
-/// Visual scales of the type-4 foot and toe: §5.2's formulas with
-/// `ToeLength` as the reference's visual files round it (0.035518), which
-/// gives exactly the reference's printed `0.062241` and `0.0228259`.
+/// Visual scales of the type-4 foot and toe, both drawn with the foot mesh
+/// (docs/protocol.md#monitor-scene-content): y scale 0.08 × (0.16 − ℓ) / 0.16
+/// for the foot and 0.08 × ℓ / (0.16 − ℓ) for the toe, with ℓ = `ToeLength` as
+/// the reference's visual files round it (0.035518), which gives exactly the
+/// reference's printed `0.062241` and `0.0228259`.
 pub(super) const TOE_FOOT_SCALE: [f32; 3] = [0.08, 0.062_241, 0.08];
 pub(super) const TOE_SCALE: [f32; 3] = [0.08, 0.022_825_9, 0.04];
 

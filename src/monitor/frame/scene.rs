@@ -7,7 +7,8 @@ use super::{isometry_matrix, translation, Mat, IDENTITY, RM};
 use crate::monitor::config::FieldParams;
 use crate::sim::snapshot::{RobotSnapshot, WorldSnapshot};
 
-/// Nodes 1–35 of §5.1: lights, field, skybox, goals, walls, flags, lines.
+/// Nodes 1–35 of the scene (docs/protocol.md#monitor-scene-content): lights,
+/// field, skybox, goals, walls, flags, lines.
 pub(super) fn static_scene(f: &FieldParams, e: &mut Emitter<'_>) {
     let (l, w) = (f.field_length, f.field_width);
     let (gw, gd, gh) = (f.goal_width, f.goal_depth, f.goal_height);
@@ -155,7 +156,8 @@ pub(super) fn static_scene(f: &FieldParams, e: &mut Emitter<'_>) {
     }
 }
 
-/// The ball (§5.1 node 36) and one container per robot shown (§5.2).
+/// The ball (node 36) and one container per robot shown
+/// (docs/protocol.md#monitor-scene-content).
 pub(super) fn dynamic_scene<'r>(
     f: &FieldParams,
     snap: &WorldSnapshot,
@@ -168,7 +170,7 @@ pub(super) fn dynamic_scene<'r>(
     }
 }
 
-/// The ball's node (§5.1 node 36), of radius `r`.
+/// The ball's node (node 36 of the scene), of radius `r`.
 pub(super) fn ball_node(r: f32, snap: &WorldSnapshot, e: &mut Emitter<'_>) {
     e.open_trf(&isometry_matrix(&snap.ball));
     e.static_mesh(

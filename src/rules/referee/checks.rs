@@ -4,7 +4,8 @@
 use super::*;
 
 impl Referee {
-    /// §3.1 half time and game over; returns whether the sides were swapped.
+    /// Half time and game over (docs/protocol.md#match-structure); returns
+    /// whether the sides were swapped.
     pub(super) fn check_half_time(&mut self, cycle: &mut Cycle) -> bool {
         let ht = self.cfg.half_time;
         if self.half == 1 && self.game_time >= ht {
@@ -35,8 +36,9 @@ impl Referee {
         false
     }
 
-    /// §4.2 rule 1: the kick-off team may score again once an opponent
-    /// touched the ball or a team-mate touched it outside the centre circle.
+    /// The kick-off rule of docs/protocol.md#goals: the kick-off team may score
+    /// again once an opponent touched the ball or a team-mate touched it
+    /// outside the centre circle.
     pub(super) fn check_kick_off_permission(&mut self, facts: &WorldFacts) {
         let Some(team) = self.kick_off_no_score else {
             return;
@@ -52,8 +54,9 @@ impl Referee {
         }
     }
 
-    /// §10 keepaway: GameOver when the ball leaves the shrinking box or a
-    /// right-team agent touches the ball.
+    /// Keepaway (docs/protocol.md#penalty-shootout-and-keepaway): GameOver when
+    /// the ball leaves the shrinking box or a right-team agent touches the
+    /// ball.
     pub(super) fn check_keepaway(&mut self, facts: &WorldFacts) {
         if !self.cfg.keepaway || self.game_time <= 0.0 || self.mode == PlayMode::GameOver {
             return;
@@ -74,8 +77,9 @@ impl Referee {
         }
     }
 
-    /// §10 penalty shootout: a right-team player leaving the right penalty
-    /// area gives the left team a goal.
+    /// Penalty shootout (docs/protocol.md#penalty-shootout-and-keepaway): a
+    /// right-team player leaving the right penalty area gives the left team a
+    /// goal.
     pub(super) fn check_shootout(&mut self, facts: &WorldFacts) {
         if !self.shootout {
             return;

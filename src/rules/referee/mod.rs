@@ -11,7 +11,8 @@
 //!    of every cycle, paused or not, so nothing piles up over BeforeKickOff.
 //! 3. Charging goalie flag: fixed; computed for both players independently.
 //! 4. Ball out with no touch since the start: improved; the ball is dropped
-//!    (§6) at its last on-field position instead of staying out.
+//!    (docs/protocol.md#drop-ball) at its last on-field position instead of
+//!    staying out.
 //! 5. Per-cycle duplicate foul records: kept (about 26 records per foul).
 //! 6. Side swap colours: the referee emits [`Decision::SwapSides`]; the
 //!    server swaps the teams and re-assigns the robots' materials.
@@ -50,9 +51,11 @@ mod state;
 /// steps. The reference accepts any value; `(time 1e30)` froze its clock.
 pub const MAX_GAME_TIME: f32 = 10_000.0;
 
-/// Touches by the kicker within this long of the kick belong to the kick (§5.3).
+/// Touches by the kicker within this long of the kick belong to the kick
+/// (docs/protocol.md#set-pieces).
 const KICK_DURATION: f32 = 0.1;
-/// Margin after the set-piece pause before a touch counts (§5.2).
+/// Margin after the set-piece pause before a touch counts
+/// (docs/protocol.md#set-pieces).
 const TOUCH_MARGIN: f32 = 0.03;
 /// Slack for comparing accumulated f32 times.
 const TIME_EPS: f32 = 1e-4;
@@ -75,7 +78,8 @@ pub struct Touch {
 }
 
 /// A recorded set-piece or kick-off kick, watched for the double touch
-/// (§5.3) and the goals that are not allowed (§4.2).
+/// (docs/protocol.md#set-pieces) and the goals that are not allowed
+/// (docs/protocol.md#goals).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Kick {
     kicker: RobotId,
@@ -84,7 +88,7 @@ struct Kick {
     indirect: bool,
 }
 
-/// Set-piece kinds (§5.2).
+/// Set-piece kinds (docs/protocol.md#set-pieces).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum SetPiece {
     KickIn,
@@ -235,19 +239,21 @@ impl Referee {
         &self.fouls
     }
 
-    /// Whether penalty-shootout rules are in effect (§10).
+    /// Whether penalty-shootout rules are in effect
+    /// (docs/protocol.md#penalty-shootout-and-keepaway).
     pub fn penalty_shootout(&self) -> bool {
         self.shootout
     }
 
     // ------------------------------------------------------------------
-    // Commands (monitor protocol §10)
+    // Commands (docs/protocol.md#monitor-commands)
     // ------------------------------------------------------------------
 
     /// `(kickOff Left|Right|None)`: starts a kick-off for that team, or for
-    /// the team chosen as in §3.3 with `None` (see [`Referee::kick_off_team`]
-    /// for the result). An explicit team does not update the stored
-    /// next-half team (reference quirk §14.8, kept and logged).
+    /// the team chosen by the kick-off rule of docs/protocol.md#match-structure
+    /// with `None` (see [`Referee::kick_off_team`] for the result). An
+    /// explicit team does not update the stored next-half team (a reference
+    /// quirk, kept and logged: docs/protocol.md#reference-quirks).
     pub fn kick_off(&mut self, side: Option<Side>, rng: &mut impl Rng) {
         let team = match side {
             Some(team) => {
@@ -267,10 +273,11 @@ impl Referee {
         self.set_mode(mode);
     }
 
-    /// `(dropBall)`: drop ball at `ball` (the current ball position, §6),
-    /// ending in PlayOn. Returns the ball placement; the players near the
-    /// spot are cleared in the next [`Referee::step`] (one cycle later than
-    /// the reference, which has the robots at hand).
+    /// `(dropBall)`: drop ball at `ball` (the current ball position,
+    /// docs/protocol.md#drop-ball), ending in PlayOn. Returns the ball
+    /// placement; the players near the spot are cleared in the next
+    /// [`Referee::step`] (one cycle later than the reference, which has the
+    /// robots at hand).
     pub fn drop_ball(&mut self, ball: Vector3<f32>) -> Vec<Decision> {
         let spot = self.drop_spot(ball);
         self.pending_drop_clearance = Some(spot);
@@ -281,8 +288,9 @@ impl Referee {
         }]
     }
 
-    /// The monitor's `(agent)` push for robot `id` (docs/protocol.md#monitor-commands):
-    /// pushed `U(2.2, 4.2)` m from its own position by the §8.1 rule, then
+    /// The monitor's `(agent)` push for robot `id`
+    /// (docs/protocol.md#monitor-commands): pushed `U(2.2, 4.2)` m from its own
+    /// position by the circle clearance of docs/protocol.md#referee-moves, then
     /// the safe-spot search. Returns the move (none for an unknown robot).
     pub fn push_away(
         &mut self,
@@ -325,8 +333,8 @@ impl Referee {
         }
     }
 
-    /// The outside position of §8.5 at z = 1.0, for the monitor `repos`
-    /// command: on the touchline opposite `ball_y`.
+    /// The outside position (docs/protocol.md#referee-moves) at z = 1.0, for
+    /// the monitor `repos` command: on the touchline opposite `ball_y`.
     pub fn outside_position(&self, side: Side, unum: u8, ball_y: f32) -> Vector3<f32> {
         self.cfg.outside_position(side, unum, ball_y, 1.0)
     }
@@ -336,8 +344,8 @@ impl Referee {
         self.scores = [left, right];
     }
 
-    /// Beam rules of §9 for an agent of `side` asking for (`x`, `y`, `rot`)
-    /// in its team frame. Returns the field-frame torso target
+    /// Beam rules (docs/protocol.md#beam) for an agent of `side` asking for
+    /// (`x`, `y`, `rot`) in its team frame. Returns the field-frame torso target
     /// (x, y, heading in degrees, 0 = facing +x), or `None` when beaming is
     /// not allowed in the current mode or an input is not finite. Noise is
     /// drawn from `rng`; unless `StartAnyFieldPosition`, the position is
@@ -381,9 +389,9 @@ impl Referee {
     // ------------------------------------------------------------------
 
     /// One referee cycle, called once per cycle after physics with what the
-    /// world looks like now. Order (§0, §7.1): clock, ball state, half-time
-    /// check, kick-off scoring permission, mode logic, velocity history,
-    /// player fouls.
+    /// world looks like now. Order (docs/protocol.md#match-structure): clock,
+    /// ball state, half-time check, kick-off scoring permission, mode logic,
+    /// velocity history, player fouls.
     pub fn step(&mut self, facts: &WorldFacts, rng: &mut impl Rng) -> Vec<Decision> {
         let dt = sanitized_dt(facts.dt);
         if self.mode.clock_runs() {

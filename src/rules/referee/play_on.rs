@@ -6,9 +6,10 @@ use rand::Rng;
 use super::*;
 
 impl Referee {
-    /// PlayOn: double touch (§5.3), goals (§4), ball out (§5.1).
+    /// PlayOn: double touch (docs/protocol.md#set-pieces), goals
+    /// (docs/protocol.md#goals), ball out (docs/protocol.md#ball-out-of-play).
     pub(super) fn play_on(&mut self, facts: &WorldFacts, cycle: &mut Cycle, rng: &mut impl Rng) {
-        // §5.3 double touch.
+        // Double touch.
         if let (Some(k), Some(t)) = (self.kick, self.last_touch) {
             let same_kick = t.robot == k.kicker && t.time <= k.time + KICK_DURATION + TIME_EPS;
             if !same_kick {
@@ -28,7 +29,7 @@ impl Referee {
             }
         }
 
-        // §4 goals.
+        // Goals.
         let cfg = &self.cfg;
         let goal = cfg
             .goal_box_hit(&facts.ball)
@@ -63,16 +64,17 @@ impl Referee {
             return;
         }
 
-        // §5.1 ball out.
+        // Ball out.
         let r = cfg.ball_radius;
         if cfg.ball_on_field(&facts.ball) {
             self.spot = Vector3::new(facts.ball.x, facts.ball.y, r);
             return;
         }
         let Some(t) = self.last_touch else {
-            // Reference quirk §14.4: the reference does nothing when nobody
-            // has touched the ball yet. We drop the ball at its last
-            // on-field position instead, so the game cannot get stuck.
+            // Reference quirk (docs/protocol.md#reference-quirks): the
+            // reference does nothing when nobody has touched the ball yet.
+            // We drop the ball at its last on-field position instead, so
+            // the game cannot get stuck.
             self.do_drop_ball(self.spot, cycle, rng);
             return;
         };

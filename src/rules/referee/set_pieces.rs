@@ -44,7 +44,9 @@ impl Referee {
         });
     }
 
-    /// §3.4.
+    /// BeforeKickOff (docs/protocol.md#match-structure): ball held on the
+    /// centre spot, players put back into their own half, the automatic
+    /// kick-off timer.
     pub(super) fn before_kick_off(
         &mut self,
         facts: &WorldFacts,
@@ -79,7 +81,8 @@ impl Referee {
         }
     }
 
-    /// §8.3 kick-off clearance for the kicking team `k`.
+    /// The kick-off clearance (docs/protocol.md#referee-moves) for the
+    /// kicking team `k`.
     pub(super) fn kick_off_clearance(&self, k: Side, cycle: &mut Cycle, rng: &mut impl Rng) {
         if self.cfg.start_any_field_position {
             return;
@@ -102,7 +105,8 @@ impl Referee {
         cycle.clear_rect(cfg, k, &cfg.half_box(opp), m, rng, in_circle);
     }
 
-    /// §4.3.
+    /// The goal pause (docs/protocol.md#goals): kick-off clearance for the
+    /// conceding team, then its kick-off.
     pub(super) fn goal_pause(&mut self, scorer: Side, cycle: &mut Cycle, rng: &mut impl Rng) {
         let conceding = scorer.opponent();
         self.kick_off_clearance(conceding, cycle, rng);
@@ -112,7 +116,7 @@ impl Referee {
         }
     }
 
-    /// §5.4.
+    /// A kick-off for team `k` (docs/protocol.md#set-pieces).
     pub(super) fn kick_off_mode(
         &mut self,
         k: Side,
@@ -144,7 +148,7 @@ impl Referee {
         }
     }
 
-    /// §5.2.
+    /// One cycle of a set piece (docs/protocol.md#set-pieces).
     pub(super) fn set_piece(
         &mut self,
         kind: SetPiece,
@@ -211,7 +215,8 @@ impl Referee {
         }
     }
 
-    /// §6 steps 2-3: the drop-ball spot for a start position.
+    /// The drop-ball spot for a start position (docs/protocol.md#drop-ball):
+    /// out of the penalty areas and onto the field.
     pub(super) fn drop_spot(&self, pos: Vector3<f32>) -> Vector3<f32> {
         let cfg = &self.cfg;
         let mut p = cfg.out_of_penalty_areas(pos);
@@ -223,7 +228,7 @@ impl Referee {
         p
     }
 
-    /// §6 step 5: clear both teams (random order) from around the spot.
+    /// Drop ball: clear both teams (random order) from around the spot.
     pub(super) fn drop_clearance(&self, spot: Vector3<f32>, cycle: &mut Cycle, rng: &mut impl Rng) {
         let cfg = &self.cfg;
         let mut order = [Side::Left, Side::Right];
@@ -242,14 +247,14 @@ impl Referee {
         }
     }
 
-    /// §6 step 6.
+    /// Drop ball: the kick checks end and play goes on.
     pub(super) fn finish_drop(&mut self, spot: Vector3<f32>) {
         self.spot = spot;
         self.kick = None;
         self.set_mode(PlayMode::PlayOn);
     }
 
-    /// §6: drop ball at `pos`, within a cycle.
+    /// Drop ball at `pos`, within a cycle (docs/protocol.md#drop-ball).
     pub(super) fn do_drop_ball(
         &mut self,
         pos: Vector3<f32>,

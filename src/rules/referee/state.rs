@@ -91,7 +91,7 @@ impl Referee {
         if mode == PlayMode::GameOver {
             self.quit_sent = false;
         }
-        // §10: the shootout switches itself off once Goal_Left happens.
+        // The shootout switches itself off once Goal_Left happens.
         if mode == PlayMode::GoalLeft {
             self.shootout = false;
         }
@@ -101,8 +101,8 @@ impl Referee {
         let first = !self.half_kicked_off;
         let team = match (first, self.next_half_team) {
             (true, Some(team)) => team,
-            // Reference quirk §14.7 kept: a later team-less kick-off in the
-            // same half is a coin toss.
+            // Reference quirk kept (docs/protocol.md#reference-quirks): a later
+            // team-less kick-off in the same half is a coin toss.
             _ => {
                 if rng.gen_bool(0.5) {
                     Side::Left

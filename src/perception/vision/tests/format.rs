@@ -70,7 +70,8 @@ fn shapes(el: &Sx) -> Vec<String> {
 }
 
 /// Our See has the same element kinds and field shapes as the recorded
-/// ones (numbers may differ), and both print back canonically (§1.9).
+/// ones (numbers may differ), and both print back canonically
+/// (docs/protocol.md#server-message-syntax).
 #[test]
 fn see_format_matches_transcripts() {
     let sees = transcript_sees();

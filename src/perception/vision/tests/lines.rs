@@ -4,12 +4,12 @@
 
 use super::*;
 
-/// Expected reported line in head coordinates, per the procedure of
-/// §3.10.6 as the reference implements it (whole line if both ends pass
-/// the point test; else near-plane cut, crossings with the image
-/// rectangle's edges in the order top, bottom, left, right found by
-/// bisection, at most two). Returns the end points and whether each was
-/// replaced.
+/// Expected reported line in head coordinates, per the clipping procedure
+/// (docs/protocol.md#field-lines-in-view) as the reference implements it
+/// (whole line if both ends pass the point test; else near-plane cut,
+/// crossings with the image rectangle's edges in the order top, bottom,
+/// left, right found by bisection, at most two). Returns the end points and
+/// whether each was replaced.
 fn ref_line(cam: &RefCam, a: [f64; 3], b: [f64; 3]) -> Option<([f64; 3], [f64; 3], bool, bool)> {
     let t60 = 60f64.to_radians().tan();
     let la = cam.local(a);

@@ -5,7 +5,7 @@
 //!
 //! Expected values are computed independently of the implementation, by
 //! the model this module holds: in f64, with the head axes written out by
-//! hand (no nalgebra rotation), the line table typed in from the spec, and
+//! hand (no nalgebra rotation), the line table typed in from the design notes, and
 //! line clipping found by sampling plus bisection instead of plane
 //! clipping; messages are read back by a small S-expression reader of its
 //! own.
@@ -60,7 +60,8 @@ fn parse_all(s: &str) -> Vec<Sx> {
     out
 }
 
-/// Prints a tree in the server's canonical form (§1.9).
+/// Prints a tree in the server's canonical form
+/// (docs/protocol.md#server-message-syntax).
 fn print(x: &Sx) -> String {
     match x {
         Sx::A(a) => a.clone(),
@@ -185,7 +186,8 @@ impl RefCam {
     }
 }
 
-/// (d, h, v) of a head-local vector per §3.10.1.
+/// (d, h, v) of a head-local vector as the reference computes them
+/// (docs/protocol.md#see).
 fn ref_polar(r: [f64; 3]) -> [f64; 3] {
     let d = (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]).sqrt();
     let mut h = r[1].atan2(r[0]).to_degrees() - 90.0;
@@ -243,7 +245,7 @@ fn standing_parts(x: f32, y: f32, heading: f32) -> [Option<Vector3<f32>>; 5] {
     ]
 }
 
-/// The spec's line table (docs/protocol.md#landmarks-and-field-lines), typed in again.
+/// The line table of docs/protocol.md#landmarks-and-field-lines, typed in again.
 fn spec_lines() -> Vec<([f64; 3], [f64; 3])> {
     let p = |x: f64, y: f64| [x, y, 0.0];
     let mut v = vec![
