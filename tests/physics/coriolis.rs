@@ -9,7 +9,7 @@
 use nalgebra::{Isometry3, Matrix3, Rotation3, UnitQuaternion};
 use rcss3d::sim::world::PhysicsConfig;
 
-use crate::replay::{apply, gaits_dir, recorded_states_with_stretch, start, Scenario};
+use rcss3d_tools::replay::{apply, gaits_dir, recorded_states_with_stretch, start, Scenario};
 
 /// The recorded torso pose of `row`.
 fn recorded_torso(sc: &Scenario, row: usize) -> UnitQuaternion<f32> {

@@ -9,8 +9,8 @@
 use nalgebra::{Isometry3, Vector3};
 use rcss3d::sim::world::{PhysicsConfig, World};
 
-use super::replay::{apply, gaits_dir, start, Scenario};
 use super::util::{model, world_with};
+use rcss3d_tools::replay::{apply, gaits_dir, start, Scenario};
 
 /// A type-0 robot high in the air in its zero pose, spinning about the
 /// vertical at `spin` rad/s. Returns the yaw rate after each of `steps`

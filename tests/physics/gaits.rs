@@ -1,11 +1,11 @@
 //! Replays of the reference recordings (walks, kicks and get-ups of all
 //! five robot types, and the plain stands) on our world, judged against
-//! the reference's own trace. See `replay.rs` for the set-up and the
+//! the reference's own trace. See `tools/src/replay.rs` for the set-up and the
 //! figures; `cargo run --release -p rcss3d-tools --bin fit -- gaits` prints the table.
 
 use rcss3d::sim::world::PhysicsConfig;
 
-use super::replay::{acceptance_failures, gaits_dir, physics_dir, replay, table, Scenario};
+use rcss3d_tools::replay::{acceptance_failures, gaits_dir, physics_dir, replay, table, Scenario};
 
 /// Standing with zero commands: every joint of every robot type sits
 /// within 0.2° of the reference's angle after 1 s.

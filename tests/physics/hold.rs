@@ -6,8 +6,8 @@
 
 use rcss3d::sim::world::PhysicsConfig;
 
-use super::replay::{gaits_dir, joint_names, recorded_state, start, Scenario};
 use super::util::{reference_setup, world};
+use rcss3d_tools::replay::{gaits_dir, joint_names, recorded_state, start, Scenario};
 
 /// Commands `effector` at `speed` rad/s for `cycles` cycles, then 0, and
 /// returns (angle after the moving cycles, angle 25 cycles later) in

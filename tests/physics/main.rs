@@ -13,7 +13,6 @@ mod gaits;
 mod hold;
 mod motor;
 mod overlap;
-mod replay;
 mod slip;
 mod standing;
 mod state;

@@ -7,8 +7,8 @@
 use nalgebra::Vector3;
 use rcss3d::sim::world::{PhysicsConfig, RobotHandle, World};
 
-use super::replay::{gaits_dir, run, Scenario};
 use super::util::{reference_setup, world_with};
+use rcss3d_tools::replay::{gaits_dir, run, Scenario};
 
 /// Mean horizontal position of the robot's feet.
 fn feet_xy(w: &World, h: RobotHandle, feet: &[usize]) -> Vector3<f32> {
@@ -154,16 +154,16 @@ fn with_contacts_at_the_step_start_a_lifted_robot_meets_no_ground_resistance() {
 #[test]
 fn a_part_touching_at_one_point_turns_freely_about_the_vertical() {
     let sc = Scenario::load(&gaits_dir(), "g_getup_t0");
-    let (mut w, h) = super::replay::start(&PhysicsConfig::default(), &sc.script);
+    let (mut w, h) = rcss3d_tools::replay::start(&PhysicsConfig::default(), &sc.script);
     let m = w.robot_model(h).clone();
-    let names = super::replay::joint_names(&m);
+    let names = rcss3d_tools::replay::joint_names(&m);
     let hj = |n: &str| sc.trace.column(&format!("hj_{n}"));
     let (mut checked, mut blocked) = (0, Vec::new());
     // The arms push the lying robot up from about 1.8 s on.
     for row in 85..115 {
-        w.set_robot_state(h, &super::replay::recorded_state(&sc, &names, row))
+        w.set_robot_state(h, &rcss3d_tools::replay::recorded_state(&sc, &names, row))
             .expect("a recorded state");
-        super::replay::apply(&mut w, h, &sc.script, row);
+        rcss3d_tools::replay::apply(&mut w, h, &sc.script, row);
         let before: Vec<f32> = (0..names.len()).map(|j| w.joint_angle_deg(h, j)).collect();
         w.step();
         for (j, n) in names.iter().enumerate() {

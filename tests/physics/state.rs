@@ -5,8 +5,8 @@
 
 use rcss3d::sim::world::{PhysicsConfig, StateError};
 
-use crate::replay::{apply, gaits_dir, start, Script};
 use crate::util::{reference_setup, world};
+use rcss3d_tools::replay::{apply, gaits_dir, start, Script};
 
 #[test]
 fn a_robot_put_back_into_a_recorded_state_steps_as_from_the_original() {

@@ -8,7 +8,9 @@
 
 use rcss3d::sim::world::PhysicsConfig;
 
-use crate::replay::{apply, gaits_dir, joint_names, recorded_states_with_stretch, start, Scenario};
+use rcss3d_tools::replay::{
+    apply, gaits_dir, joint_names, recorded_states_with_stretch, start, Scenario,
+};
 
 /// The left ankle's travel (°) in the step from recorded row 109 to row
 /// 110 of g_walk_t0, with `cfg`; and the reference's.

@@ -11,7 +11,7 @@ use rcss3d::sim::model::RobotModel;
 use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotHandle, RobotState, World};
 
 use super::util::{reference_setup, world};
-use crate::replay::{gaits_dir, joint_names, part_poses, recorded_state, start, Scenario};
+use rcss3d_tools::replay::{gaits_dir, joint_names, part_poses, recorded_state, start, Scenario};
 
 /// The recorded walk g_walk_t0 with what the stretch tests need.
 struct Walk {

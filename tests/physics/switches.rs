@@ -7,7 +7,7 @@ use nalgebra::Vector3;
 use rcss3d::sim::world::{PhysicsConfig, World};
 
 use super::util::{model, reference_setup, world_with};
-use crate::replay::{apply, gaits_dir, start, Scenario};
+use rcss3d_tools::replay::{apply, gaits_dir, start, Scenario};
 
 /// The fraction of its slip (speed less the rolling speed of its spin) a
 /// ball resting on the ground and pushed to 2 m/s without spin keeps

@@ -4,8 +4,8 @@
 
 use rcss3d::sim::world::PhysicsConfig;
 
-use crate::replay::{apply, gaits_dir, start, Scenario};
 use crate::util::{reference_setup, world};
+use rcss3d_tools::replay::{apply, gaits_dir, start, Scenario};
 
 #[test]
 fn torso_velocities_are_those_the_last_step_ended_with() {

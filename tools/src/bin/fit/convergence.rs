@@ -13,7 +13,7 @@
 //! ```
 
 use crate::overrides;
-use crate::replay;
+use rcss3d_tools::replay;
 
 use rcss3d::sim::world::PhysicsConfig;
 

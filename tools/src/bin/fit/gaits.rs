@@ -25,7 +25,7 @@
 //! pass rate compares settings where single replays flip.
 
 use crate::overrides;
-use crate::replay;
+use rcss3d_tools::replay;
 
 use rcss3d::sim::world::PhysicsConfig;
 

@@ -7,8 +7,8 @@
 //! cargo run --release -p rcss3d-tools --bin fit -- joints g_walk_t0 '(physics overrides)' > ours.csv
 //! ```
 use crate::overrides;
-use crate::replay;
 use rcss3d::sim::world::PhysicsConfig;
+use rcss3d_tools::replay;
 /// Runs the subcommand with its arguments.
 pub fn run(args: Vec<String>) {
     let name = args.first().cloned().unwrap_or_else(|| "g_walk_t0".into());

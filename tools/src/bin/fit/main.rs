@@ -3,7 +3,9 @@
 //! section against the reference (rcssserver3d 0.7.1 on ODE) and to find
 //! better ones. Each subcommand prints; none asserts (the acceptance
 //! checks are `tests/physics/`). Physics settings are given as RON
-//! `physics:` sections, parsed in one place (`overrides.rs`).
+//! `physics:` sections, parsed in one place (`overrides.rs`). The replay
+//! itself is the tools library's (`tools/src/replay.rs`), the one the
+//! physics tests use.
 //!
 //! ```text
 //! cargo run --release -p rcss3d-tools --bin fit -- SUBCOMMAND [ARGS]...
@@ -29,7 +31,6 @@ mod onestep;
 mod oracle;
 mod overrides;
 mod probe;
-mod replay;
 
 fn main() {
     let mut args = std::env::args().skip(1);

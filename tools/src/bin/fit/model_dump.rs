@@ -12,7 +12,7 @@
 //! max_speed max_torque`; a shape is `b lx ly lz`, `s r 0 0`, `c r len 0`
 //! or `n 0 0 0` (none).
 
-use crate::replay;
+use rcss3d_tools::replay;
 
 use rcss3d::sim::model::{RobotModel, ShapeDesc};
 

@@ -34,7 +34,7 @@
 //! reference's,…`, mm).
 
 use crate::overrides;
-use crate::replay;
+use rcss3d_tools::replay;
 
 use nalgebra::Isometry3;
 use nalgebra::{Matrix3, Rotation3, UnitQuaternion, Vector3};

@@ -26,7 +26,7 @@
 //! to stderr (`TRACE=all`: every row, with both feet's loads).
 
 use crate::overrides;
-use crate::replay;
+use rcss3d_tools::replay;
 
 use nalgebra::{UnitQuaternion, Vector3};
 use rcss3d::sim::world::{PhysicsConfig, RobotState};

@@ -3,14 +3,16 @@
 //! the two: distance walked, falls, ball travel, joint-angle error, torso
 //! error and the load on each foot.
 //!
-//! The acceptance test `tests/physics/gaits.rs` replays the same way
-//! (`tests/physics/replay.rs`), so both measure the same thing.
+//! One copy for both users: the physics tests (`tests/physics/`: the gait
+//! acceptance test and the tests that start from the reference's
+//! recorded states) and the fitting kit (`tools/src/bin/fit/`: its sweeps
+//! of beam shifts and nudges, its tables and summaries), so both measure
+//! the same thing.
+//!
 //! The set-up is the reference's: the robot appears at its init spot, 10
 //! warm-up cycles, then a noise-free beam to (−5, 0) facing +x with the
 //! torso at z = 0.4 (step 0); row k of the trace is the state after k
 //! steps from there.
-
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -85,8 +87,14 @@ impl Trace {
             .collect()
     }
 
+    /// The number of rows (steps recorded).
     pub fn len(&self) -> usize {
         self.rows.len()
+    }
+
+    /// Whether the trace has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
     }
 }
 
