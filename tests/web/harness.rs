@@ -193,3 +193,22 @@ impl LogPlayer {
             .expect("player ran");
     }
 }
+
+/// A WebSocket viewer of the web monitor.
+pub type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A viewer whose socket takes only a few kilobytes: once it stops
+/// reading, the server's sends to it block soon.
+pub async fn small_window_viewer(addr: SocketAddr) -> Ws {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+    let stream = socket.connect(addr).await.expect("connect");
+    let (ws, _) = tokio_tungstenite::client_async(
+        format!("ws://{addr}/ws"),
+        tokio_tungstenite::MaybeTlsStream::Plain(stream),
+    )
+    .await
+    .expect("upgrade");
+    ws
+}

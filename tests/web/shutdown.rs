@@ -7,25 +7,10 @@ use std::time::Duration;
 use rcss3d::web::WebConfig;
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use tokio_tungstenite::MaybeTlsStream;
 
-use crate::harness::{join_and_beam, one_at_a_time, WebServer};
+use crate::harness::{join_and_beam, one_at_a_time, small_window_viewer, WebServer};
 use crate::util::test_config;
-
-/// A viewer whose socket takes only a few kilobytes, so the server's
-/// sends to it block once it stops reading.
-async fn small_window_viewer(
-    addr: std::net::SocketAddr,
-) -> WebSocketStream<MaybeTlsStream<TcpStream>> {
-    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
-    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
-    let stream = socket.connect(addr).await.expect("connect");
-    let (ws, _) =
-        tokio_tungstenite::client_async(format!("ws://{addr}/ws"), MaybeTlsStream::Plain(stream))
-            .await
-            .expect("upgrade");
-    ws
-}
 
 /// Reads `stream` to its end; true when the server has closed it (what
 /// it sent before is still read first).

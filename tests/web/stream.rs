@@ -14,32 +14,15 @@ use rcss3d::rules::PlayMode;
 use rcss3d::web::view::{decode, WorldView};
 use rcss3d::web::WebConfig;
 use serde_json::{json, Value};
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use crate::harness::{join_and_beam, one_at_a_time, LogPlayer, WebServer};
+use crate::harness::{join_and_beam, one_at_a_time, small_window_viewer, LogPlayer, WebServer, Ws};
 use crate::util::{capture_logs, now, test_config, wait_for_log, Scratch};
-
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 async fn viewer(addr: SocketAddr) -> Ws {
     let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
         .await
         .expect("viewer connects");
-    ws
-}
-
-/// A viewer whose socket takes only a few kilobytes: once it stops
-/// reading, the server's sends to it block soon.
-async fn small_window_viewer(addr: SocketAddr) -> Ws {
-    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
-    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
-    let stream = socket.connect(addr).await.expect("connect");
-    let (ws, _) =
-        tokio_tungstenite::client_async(format!("ws://{addr}/ws"), MaybeTlsStream::Plain(stream))
-            .await
-            .expect("upgrade");
     ws
 }
 
