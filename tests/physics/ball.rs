@@ -6,7 +6,7 @@
 
 use nalgebra::Vector3;
 
-use super::util::{world, Trace};
+use super::util::{trace, world};
 
 /// Highest centre height between the first and the second ground contact.
 fn first_apex(z: &[f64]) -> f64 {
@@ -28,7 +28,7 @@ fn first_apex(z: &[f64]) -> f64 {
 }
 
 fn drop_from(name: &str, start_z: f32) -> (f64, f64) {
-    let trace = Trace::load(name);
+    let trace = trace(name);
     let ref_apex = first_apex(&trace.column("ball_z"));
     let mut w = world();
     w.set_ball_position(Vector3::new(2.0, 3.0, start_z));
@@ -63,7 +63,7 @@ fn ball_drop_half_metre_first_apex() {
 
 #[test]
 fn ball_roll_decay() {
-    let trace = Trace::load("b_roll_2mps.csv");
+    let trace = trace("b_roll_2mps.csv");
     let xs = trace.column("ball_x");
     // Reference speed around step k: central difference of positions.
     let ref_speed = |k: usize| (xs[k + 1] - xs[k - 1]) / 0.04;
@@ -98,7 +98,7 @@ fn ball_roll_decay() {
 /// would hold it at 0.0417.
 #[test]
 fn a_resting_ball_sits_as_deep_in_the_ground_as_the_reference() {
-    let trace = Trace::load("b_roll_2mps.csv");
+    let trace = trace("b_roll_2mps.csv");
     let ref_z = trace.column("ball_z")[0];
     let mut w = world();
     w.set_ball_position(Vector3::new(2.0, 3.0, 0.042));
@@ -120,7 +120,7 @@ fn a_resting_ball_sits_as_deep_in_the_ground_as_the_reference() {
 /// the reference's over all rows, and both balls' distances from `pos` at
 /// the last row.
 fn replay_ball(name: &str, pos: Vector3<f32>, vel: Vector3<f32>) -> (f64, f64, f64) {
-    let trace = Trace::load(name);
+    let trace = trace(name);
     let reference: Vec<Vector3<f64>> = trace
         .column("ball_x")
         .into_iter()
@@ -166,7 +166,7 @@ fn a_ball_flying_onto_the_ground_bounces_on_like_the_reference() {
 /// forward after it).
 #[test]
 fn a_ball_lofted_from_the_ground_flies_like_the_reference() {
-    let trace = Trace::load("b_loft_5x_2z.csv");
+    let trace = trace("b_loft_5x_2z.csv");
     let ref_x1 = trace.column("ball_x")[0];
     let mut w = world();
     w.set_ball_position(Vector3::new(-2.0, -3.0, 0.042));

@@ -2,10 +2,10 @@
 //! upright for 10 s, settles at the reference torso height (±5 mm) and its
 //! feet slide less than 1 cm.
 
-use super::util::{reference_setup, world, Trace};
+use super::util::{reference_setup, trace, world};
 
 fn stand(robot_type: u8) {
-    let trace = Trace::load(&format!("c_stand_t{robot_type}.csv"));
+    let trace = trace(&format!("c_stand_t{robot_type}.csv"));
     let ref_z = trace.at(500, "torso_z");
     let mut w = world();
     let h = reference_setup(&mut w, robot_type);

@@ -2,7 +2,7 @@
 
 use nalgebra::Vector3;
 
-use super::util::{reference_setup, world, Script, Trace};
+use super::util::{reference_setup, trace, world, Script};
 
 /// First step at which the torso centre is below `z`.
 fn first_below(z: &[f64], below: f64) -> Option<usize> {
@@ -11,7 +11,7 @@ fn first_below(z: &[f64], below: f64) -> Option<usize> {
 
 #[test]
 fn falling_forward_matches_the_reference() {
-    let trace = Trace::load("e_fall_forward.csv");
+    let trace = trace("e_fall_forward.csv");
     let script = Script::load("e_fall_forward.sent.txt");
     let mut w = world();
     let h = reference_setup(&mut w, 0);
@@ -47,7 +47,7 @@ fn falling_forward_matches_the_reference() {
 
 #[test]
 fn kicked_ball_travels_like_the_reference() {
-    let trace = Trace::load("f_kick.csv");
+    let trace = trace("f_kick.csv");
     let script = Script::load("f_kick.sent.txt");
     let mut w = world();
     let h = reference_setup(&mut w, 0);

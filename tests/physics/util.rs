@@ -1,10 +1,8 @@
 //! Shared helpers: the model library, reference facts and traces.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
 
 use nalgebra::Vector3;
-use rcss3d::sim::model::{ModelLibrary, RobotModel};
 use rcss3d::sim::world::{PhysicsConfig, RobotHandle, World};
 
 /// The reference data copied into the repository (`tests/data/reference`).
@@ -12,20 +10,7 @@ pub fn reference_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/reference"))
 }
 
-pub fn library() -> &'static ModelLibrary {
-    static LIB: OnceLock<ModelLibrary> = OnceLock::new();
-    LIB.get_or_init(|| match ModelLibrary::built_in() {
-        Ok(l) => l,
-        Err(e) => panic!("loading models/: {e}"),
-    })
-}
-
-pub fn model(robot_type: u8) -> Arc<RobotModel> {
-    match library().resolve("rsg/agent/nao/nao_hetero.rsg", &[robot_type.to_string()]) {
-        Ok(m) => m,
-        Err(e) => panic!("type {robot_type}: {e}"),
-    }
-}
+pub use rcss3d_tools::replay::{library, model, Trace};
 
 pub fn world() -> World {
     world_with(&PhysicsConfig::default())
@@ -51,55 +36,9 @@ pub fn reference_setup(w: &mut World, robot_type: u8) -> RobotHandle {
     h
 }
 
-/// A reference trace: header and rows (empty fields = None).
-pub struct Trace {
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<Option<f64>>>,
-}
-
-impl Trace {
-    pub fn load(name: &str) -> Trace {
-        let path = reference_dir().join("physics").join(name);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) => panic!("{}: {e}", path.display()),
-        };
-        let mut lines = text.lines();
-        let header: Vec<String> = lines
-            .next()
-            .unwrap_or_default()
-            .split(',')
-            .map(str::to_string)
-            .collect();
-        let rows = lines
-            .filter(|l| !l.is_empty())
-            .map(|l| l.split(',').map(|f| f.parse::<f64>().ok()).collect())
-            .collect();
-        Trace { header, rows }
-    }
-
-    pub fn col(&self, name: &str) -> usize {
-        match self.header.iter().position(|h| h == name) {
-            Some(i) => i,
-            None => panic!("no column {name}"),
-        }
-    }
-
-    /// Value of a column at a step (row with `step` == step).
-    pub fn at(&self, step: usize, name: &str) -> f64 {
-        let c = self.col(name);
-        let s = self.col("step");
-        self.rows
-            .iter()
-            .find(|r| r[s] == Some(step as f64))
-            .and_then(|r| r[c])
-            .unwrap_or(f64::NAN)
-    }
-
-    pub fn column(&self, name: &str) -> Vec<f64> {
-        let c = self.col(name);
-        self.rows.iter().map(|r| r[c].unwrap_or(f64::NAN)).collect()
-    }
+/// A reference trace of `tests/data/reference/physics/` by file name.
+pub fn trace(name: &str) -> Trace {
+    Trace::load(&reference_dir().join("physics").join(name))
 }
 
 /// A trainer ball command: (step, position, velocity).

@@ -24,7 +24,8 @@ use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotHandle, RobotState, Wo
 /// Torso below this height (m) counts as fallen (as in the compare tool).
 pub const FALL_Z: f64 = 0.25;
 
-fn library() -> &'static ModelLibrary {
+/// The built-in robot models, loaded once.
+pub fn library() -> &'static ModelLibrary {
     static LIB: OnceLock<ModelLibrary> = OnceLock::new();
     LIB.get_or_init(|| match ModelLibrary::built_in() {
         Ok(l) => l,
@@ -71,11 +72,24 @@ impl Trace {
         self.header.iter().any(|h| h == name)
     }
 
-    fn col(&self, name: &str) -> usize {
+    /// The index of a column (panics naming it if the trace has none).
+    pub fn col(&self, name: &str) -> usize {
         match self.header.iter().position(|h| h == name) {
             Some(i) => i,
             None => panic!("no column {name}"),
         }
+    }
+
+    /// A column's value at a step (the row whose `step` column holds it;
+    /// NaN where there is none or the field is empty).
+    pub fn at(&self, step: usize, name: &str) -> f64 {
+        let c = self.col(name);
+        let s = self.col("step");
+        self.rows
+            .iter()
+            .find(|r| r.get(s).copied().flatten() == Some(step as f64))
+            .and_then(|r| r.get(c).copied().flatten())
+            .unwrap_or(f64::NAN)
     }
 
     /// The column as values per row (NaN where empty); row i is step i + 1.
