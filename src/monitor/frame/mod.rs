@@ -278,6 +278,21 @@ impl FrameBuilder {
         report_nonfinite(finite, snap);
     }
 
+    /// The start every delta shares: the game state, the scene header and
+    /// the unchanged static nodes. Returns whether every number was finite.
+    fn begin_delta(
+        &self,
+        state: &mut ConsumerState,
+        snap: &WorldSnapshot,
+        out: &mut String,
+    ) -> bool {
+        out.push('(');
+        let finite = write_game(state, snap, false, out);
+        out.push_str(")(RDS 0 1)(");
+        out.push_str(&self.static_delta);
+        finite
+    }
+
     /// Appends a delta against what this consumer last received. Falls
     /// back to a full state when the structure no longer matches (a delta
     /// of another shape would move the wrong objects in RoboViz).
@@ -286,11 +301,7 @@ impl FrameBuilder {
             self.write_full(state, snap, "", out);
             return;
         }
-        let mut finite = true;
-        out.push('(');
-        finite &= write_game(state, snap, false, out);
-        out.push_str(")(RDS 0 1)(");
-        out.push_str(&self.static_delta);
+        let mut finite = self.begin_delta(state, snap, out);
         let teams_only = state.teams_only;
         {
             let mut e = Emitter::new(out, state, false);
@@ -323,11 +334,7 @@ impl FrameBuilder {
             self.write_full(state, snap, "", out);
             return;
         }
-        let mut finite = true;
-        out.push('(');
-        finite &= write_game(state, snap, false, out);
-        out.push_str(")(RDS 0 1)(");
-        out.push_str(&self.static_delta);
+        let mut finite = self.begin_delta(state, snap, out);
         let shown = std::mem::take(&mut state.shown);
         {
             let mut e = Emitter::new(out, state, false);
