@@ -25,10 +25,9 @@ fn torso_errors_in_the_air(cfg: &PhysicsConfig) -> Vec<f32> {
     let sc = Scenario::load(&gaits_dir(), "g_getup_t1");
     let (mut w, h) = start(cfg, &sc.script);
     let m = w.robot_model(h).clone();
-    // The recorded states with the joints' separations the recorded
-    // motion built up (the joint stretch emulation).
-    let erp = cfg.joints.stretch_erp.unwrap_or(0.0);
-    let states = recorded_states_with_stretch(&mut w, h, &sc, 107, erp);
+    // The recorded states (with the joint stretch emulation on, each with
+    // the joints' separations the recorded motion built up).
+    let states = recorded_states_with_stretch(&mut w, h, &sc, 107, cfg.joints.stretch_erp);
     for step in 0..95 {
         apply(&mut w, h, &sc.script, step);
     }

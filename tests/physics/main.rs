@@ -10,6 +10,7 @@ mod coriolis;
 mod drag;
 mod facts;
 mod gaits;
+mod getup;
 mod hold;
 mod motor;
 mod overlap;

@@ -28,11 +28,10 @@ fn ankle_travel_off_its_stop(cfg: &PhysicsConfig) -> (f32, f32) {
         (recorded[109] - 75.0).abs() < 0.01,
         "the trace's ankle should rest on its stop at row 109"
     );
-    // The recorded states up to row 109, each with the joints'
-    // separations the recorded motion built up (the joint stretch: the
-    // stance foot is then where the reference's is).
-    let erp = cfg.joints.stretch_erp.unwrap_or(0.0);
-    let states = recorded_states_with_stretch(&mut w, h, &sc, 109, erp);
+    // The recorded states up to row 109 (with the joint stretch emulation
+    // on, each with the joints' separations the recorded motion built up:
+    // the stance foot is then where the reference's is).
+    let states = recorded_states_with_stretch(&mut w, h, &sc, 109, cfg.joints.stretch_erp);
     // One-step windows from rows 99..108, so that the solver's memory
     // (warm start, held angles, contacts) is that of a run; then the step
     // from row 109.

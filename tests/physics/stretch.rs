@@ -1,8 +1,9 @@
 //! The reference's joints stretch under fast motion (its first-order
 //! integration moves the two copies of a hinge's anchor apart, and its
-//! joint rows remove a fifth of that per step). The world emulates it:
-//! each joint carries a separation, the parts' collision shapes and
-//! reported poses are shifted by the sum along their chain.
+//! joint rows remove a fifth of that per step). The world can emulate it
+//! (`joints.stretch_erp`, off by default: see `getup.rs`): each joint
+//! carries a separation, the parts' collision shapes and reported poses
+//! are shifted by the sum along their chain.
 
 use std::sync::Arc;
 
@@ -10,7 +11,7 @@ use nalgebra::{Isometry3, Vector3};
 use rcss3d::sim::model::RobotModel;
 use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotHandle, RobotState, World};
 
-use super::util::{reference_setup, world};
+use super::util::{reference_setup, world_with};
 use rcss3d_tools::replay::{gaits_dir, joint_names, part_poses, recorded_state, start, Scenario};
 
 /// The recorded walk g_walk_t0 with what the stretch tests need.
@@ -29,10 +30,18 @@ struct Walk {
     recorded_feet: Vec<Vec<Vector3<f32>>>,
 }
 
+/// The physics with the joint stretch emulation on, at the reference's
+/// ERP.
+fn stretched() -> PhysicsConfig {
+    let mut cfg = PhysicsConfig::default();
+    cfg.joints.stretch_erp = Some(0.2);
+    cfg
+}
+
 fn recorded_walk() -> Walk {
     let sc = Scenario::load(&gaits_dir(), "g_walk_t0");
     let parts = sc.parts.as_ref().expect("the walk has part positions");
-    let (mut w, h) = start(&PhysicsConfig::default(), &sc.script);
+    let (mut w, h) = start(&stretched(), &sc.script);
     let m = w.robot_model(h).clone();
     let names = joint_names(&m);
     let feet: Vec<usize> = ["lfoot", "rfoot"]
@@ -124,7 +133,7 @@ fn the_reference_legs_stretch_as_its_first_order_integration_predicts() {
 #[test]
 fn a_stretched_leg_stands_longer() {
     let torso_after = |separation: f32| {
-        let mut w = world();
+        let mut w = world_with(&stretched());
         let h = reference_setup(&mut w, 0);
         for _ in 0..50 {
             w.step();

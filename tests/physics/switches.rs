@@ -56,9 +56,14 @@ fn largest_separation_in_a_walk(cfg: &PhysicsConfig) -> f32 {
 
 #[test]
 fn the_joint_stretch_separates_a_walking_robots_joints_rigid_joints_stay_together() {
-    let stretched = largest_separation_in_a_walk(&PhysicsConfig::default());
-    let mut rigid = PhysicsConfig::default();
-    rigid.joints.stretch_erp = None;
+    let mut stretched = PhysicsConfig::default();
+    stretched.joints.stretch_erp = Some(0.2);
+    let stretched = largest_separation_in_a_walk(&stretched);
+    let rigid = PhysicsConfig::default();
+    assert_eq!(
+        rigid.joints.stretch_erp, None,
+        "rigid joints are the default"
+    );
     let rigid = largest_separation_in_a_walk(&rigid);
     eprintln!("largest joint separation: stretched {stretched:.6} m, rigid {rigid:.6} m");
     assert!(stretched > 1e-4, "stretched joints: {stretched} m");

@@ -829,22 +829,26 @@ pub fn recorded_state(sc: &Scenario, joint_names: &[String], i: usize) -> RobotS
     }
 }
 
-/// The recorded states of rows 1..=`last` of `sc`, each with the joints'
-/// separations the recorded motion built up (the joint stretch, `erp`
-/// of a separation removed per step), so that a robot put into one has
-/// its parts where the reference's were. Leaves the robot `h` of `w` in
-/// the last state.
+/// The recorded states of rows 1..=`last` of `sc`. With the joint
+/// stretch emulation on (`erp`: the fraction of a separation removed per
+/// step), each carries the joints' separations the recorded motion built
+/// up, so that a robot put into one has its parts where the reference's
+/// were; with it off (`None`) they carry none. Leaves the robot `h` of
+/// `w` in the last state.
 pub fn recorded_states_with_stretch(
     w: &mut World,
     h: RobotHandle,
     sc: &Scenario,
     last: usize,
-    erp: f32,
+    erp: Option<f32>,
 ) -> Vec<RobotState> {
     let m = w.robot_model(h).clone();
     let names = joint_names(&m);
     let mut states: Vec<RobotState> = (1..=last).map(|i| recorded_state(sc, &names, i)).collect();
     let poses = part_poses(w, h, &states);
+    let Some(erp) = erp else {
+        return states;
+    };
     let mut e = vec![Vector3::zeros(); m.joints.len()];
     for i in 1..states.len() {
         for (e, d) in e

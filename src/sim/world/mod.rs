@@ -33,9 +33,11 @@
 //! * robot-ground and ball-ground friction: the reference's slip law (no
 //!   Coulomb limit, a viscous resistance per contact point) through slip
 //!   joints (`slip`);
-//! * the reference's joints stretch under fast motion (its first-order
-//!   integration): each hinge carries that separation and the parts'
-//!   shapes and poses are shifted by it (`stretch`);
+//! * optionally (off by default: a robot rising from a get-up then does
+//!   not stop turning when upright), the reference's joints stretching
+//!   under fast motion (its first-order integration): each hinge carries
+//!   that separation and the parts' shapes and poses are shifted by it
+//!   (`stretch`);
 //! * sleeping disabled for robots and ball; the ball may spin faster
 //!   than rapier's default cap of 45° per step.
 

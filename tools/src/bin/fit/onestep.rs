@@ -25,7 +25,7 @@
 //! the reference's foot rebuilt from the next window's start state
 //! (`footrot,scenario,row,foot (0 left, 1 right),` the reference foot's
 //! heading about z, then the error about the field's axes, deg). With the
-//! joint stretch emulation on (the default), each start state carries the
+//! joint stretch emulation on (`(joints: (stretch_erp: 0.2))`), each start state carries the
 //! joints' separations the recorded motion built up, so our feet start
 //! where the reference's are. `--anchor-feet` instead shifts the torso so
 //! that they do (for settings with rigid joints). With `--steps` also,
