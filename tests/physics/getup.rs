@@ -2,15 +2,15 @@
 //! back towards upright at 150–250°/s, and the reference's stops turning
 //! within one step when it comes upright (its feet land flat) and stays
 //! there. Started from the reference's recorded states in the rise of the
-//! five recorded get-ups (g_getup_t0..t4, FC Portugal's keyframes) and
-//! replayed with the recorded commands, our robot must do the same.
+//! five recorded get-ups (g_getup_t0..t4) and replayed with the recorded
+//! commands, our robot must do the same.
 //!
-//! The joint stretch emulation (`joints.stretch_erp`) fails this: it moves
-//! the parts' collision shapes, not their bodies, and with it the rising
-//! robot turned back faster (up to 220°/s against the reference's 150°/s
-//! in g_getup_t1) and kept turning once upright, sitting down 25° (t1
-//! from row 110, t0 from row 120), as FC Portugal's type-1 robot did in
-//! closed loop. That is why it is off by default.
+//! The joint stretch emulation (`joints.stretch_erp`) fails this: with it,
+//! over the last six rows of g_getup_t1's rise the torso turned back at
+//! 205–220°/s (the reference's 160–185°/s, rigid joints 145–175°/s), kept
+//! turning once upright and sat down 25° (t1 from row 110, t0 from row
+//! 120), as FC Portugal's type-1 robot did in closed loop. That is why it
+//! is off by default.
 
 use nalgebra::Vector3;
 use rcss3d::sim::world::PhysicsConfig;

@@ -149,11 +149,11 @@ pub struct JointConfig {
     /// Emulation of the reference's joints stretching under fast motion
     /// (`src/sim/world/stretch.rs`): the fraction of a joint's separation
     /// removed per step, as the reference's ERP (0.2). `None` = rigid
-    /// joints. Default `None`: the emulation moves the parts' collision
-    /// shapes, not their bodies, and a robot rising from a get-up then
-    /// turns back faster than the reference's and does not stop when it
-    /// comes upright (docs/physics.md#joint-stretch); FC Portugal's get-up
-    /// left the robot standing 20 of 25 times with it, 50 of 50 without.
+    /// joints. Default `None`: with the emulation a robot rising from a
+    /// get-up turns back faster than the reference's and does not stop
+    /// when it comes upright (docs/physics.md#joint-stretch); FC
+    /// Portugal's get-up left the robot standing 20 of 25 times with it,
+    /// 50 of 50 without.
     pub stretch_erp: Option<f32>,
     /// Apply the 0.7.3 rule: ignore a speed command while the joint is not
     /// strictly inside its limits. Default false (0.7.1 behaviour).
