@@ -304,6 +304,35 @@ fn a_configuration_error_is_one_line_without_a_backtrace() {
 }
 
 #[test]
+fn a_match_log_that_cannot_be_created_is_one_error_naming_the_file_and_its_cause() {
+    let dir = Scratch::new("nolog");
+    let log = dir.0.join("no such folder").join("match.log");
+    let out = rcss3d(&[
+        "--no-user-config",
+        "--sync",
+        "--agent-port",
+        "0",
+        "--monitor-port",
+        "0",
+        "--log",
+        log.to_str().expect("utf-8 path"),
+    ]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("rcss3d: error: "))
+        .unwrap_or_else(|| panic!("no error line: {err}"));
+    assert!(line.contains("match log"), "{line}");
+    assert!(line.contains("no such folder/match.log"), "{line}");
+    assert_eq!(
+        line.matches("No such file").count(),
+        1,
+        "cause printed once: {line}"
+    );
+}
+
+#[test]
 fn help_shows_the_defaults() {
     let out = rcss3d(&["--help"]);
     assert!(out.status.success());

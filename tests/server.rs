@@ -384,3 +384,37 @@ async fn standing_agent_feels_its_weight() {
     }
     server.stop().await;
 }
+
+/// A match log that cannot be created stops the server before it starts,
+/// with the log's own error (path and I/O cause) as the typed source.
+#[tokio::test]
+async fn a_match_log_that_cannot_be_created_is_an_error_with_its_cause() {
+    let dir = util::Scratch::new("nolog-lib");
+    let mut cfg = test_config();
+    let path = dir.0.join("no such folder").join("match.log");
+    cfg.monitor.log = Some(path.clone());
+    let agents = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let monitors = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let err = rcss3d::app::run(
+        std::sync::Arc::new(cfg),
+        agents,
+        monitors,
+        std::future::pending(),
+    )
+    .await
+    .expect_err("no log, no match");
+    let source = std::error::Error::source(&err).expect("the cause is kept");
+    let log = source
+        .downcast_ref::<rcss3d::monitor::log::LogError>()
+        .unwrap_or_else(|| panic!("a log error, not {source}"));
+    assert!(log.to_string().contains(&*path.to_string_lossy()), "{log}");
+    let io = std::error::Error::source(log).expect("the I/O cause is kept");
+    assert_eq!(
+        io.downcast_ref::<std::io::Error>().map(|e| e.kind()),
+        Some(std::io::ErrorKind::NotFound)
+    );
+}

@@ -28,12 +28,15 @@ pub enum ServerError {
     /// The world or the robot models could not be built.
     #[error("cannot build the simulation: {0}")]
     Sim(#[from] crate::sim::cycle::SimError),
-    /// The match log could not be opened.
-    #[error("cannot open the match log: {0}")]
-    Log(String),
-    /// The simulation thread could not be started or panicked.
-    #[error("simulation thread: {0}")]
-    Thread(String),
+    /// The match log could not be opened (the error names the path).
+    #[error("cannot open the match log")]
+    Log(#[from] crate::monitor::log::LogError),
+    /// The simulation thread could not be started.
+    #[error("cannot start the simulation thread")]
+    ThreadStart(#[source] std::io::Error),
+    /// The simulation thread panicked (its panic message went to the log).
+    #[error("the simulation thread panicked")]
+    ThreadPanicked,
 }
 
 /// What an extra consumer of the world (the web monitor) gets when it is
@@ -89,10 +92,11 @@ pub async fn run_with(
     let sim = crate::sim::cycle::Simulation::new(cfg.clone(), seed)?;
     let monitor_cfg = cfg.monitor_config();
     let log = match &monitor_cfg.log {
-        Some(path) => Some(
-            crate::monitor::log::LogWriter::spawn(path, &monitor_cfg, seed)
-                .map_err(|e| ServerError::Log(format!("{}: {e}", path.display())))?,
-        ),
+        Some(path) => Some(crate::monitor::log::LogWriter::spawn(
+            path,
+            &monitor_cfg,
+            seed,
+        )?),
         None => None,
     };
     let (snap_tx, snap_rx) = watch::channel(None);
@@ -117,7 +121,7 @@ pub async fn run_with(
             let summary = driver::run(sim, sim_cfg, input_rx, outputs);
             let _ = done_tx.send(summary);
         })
-        .map_err(|e| ServerError::Thread(e.to_string()))?;
+        .map_err(ServerError::ThreadStart)?;
 
     // Monitor commands arrive on a tokio channel; forward them in order.
     let (mon_tx, mut mon_rx) = mpsc::channel::<crate::monitor::MonitorRequest>(1024);
@@ -175,8 +179,7 @@ pub async fn run_with(
     }
     // Every sender of monitor commands is gone with the tasks above.
     let _ = forwarder.await;
-    let summary =
-        summary.map_err(|_| ServerError::Thread("the simulation thread panicked".into()))?;
+    let summary = summary.map_err(|_| ServerError::ThreadPanicked)?;
     // The results summary a tournament script wants, in a file if
     // configured (the binary prints it).
     if let Some(path) = &monitor_cfg.summary_path {
