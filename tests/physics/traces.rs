@@ -2,7 +2,8 @@
 
 use nalgebra::Vector3;
 
-use super::util::{reference_setup, trace, world, Script};
+use super::util::{reference_dir, reference_setup, trace, world};
+use rcss3d_tools::replay::{apply, Script};
 
 /// First step at which the torso centre is below `z`.
 fn first_below(z: &[f64], below: f64) -> Option<usize> {
@@ -12,14 +13,18 @@ fn first_below(z: &[f64], below: f64) -> Option<usize> {
 #[test]
 fn falling_forward_matches_the_reference() {
     let trace = trace("e_fall_forward.csv");
-    let script = Script::load("e_fall_forward.sent.txt");
+    let script = Script::load(
+        &reference_dir()
+            .join("physics")
+            .join("e_fall_forward.sent.txt"),
+    );
     let mut w = world();
     let h = reference_setup(&mut w, 0);
     let torso = w.robot_model(h).torso;
     let mut z = Vec::new();
     let mut fwd_z = 0.0;
     for step in 0..200 {
-        script.apply(&mut w, h, step);
+        apply(&mut w, h, &script, step);
         w.step();
         let p = w.part_pose(h, torso);
         z.push(p.translation.z as f64);
@@ -48,12 +53,12 @@ fn falling_forward_matches_the_reference() {
 #[test]
 fn kicked_ball_travels_like_the_reference() {
     let trace = trace("f_kick.csv");
-    let script = Script::load("f_kick.sent.txt");
+    let script = Script::load(&reference_dir().join("physics").join("f_kick.sent.txt"));
     let mut w = world();
     let h = reference_setup(&mut w, 0);
     let mut start = None;
     for step in 0..250 {
-        script.apply(&mut w, h, step);
+        apply(&mut w, h, &script, step);
         if step == 0 {
             start = Some(w.ball_position());
         }
@@ -76,11 +81,15 @@ fn kicked_ball_travels_like_the_reference() {
 /// repositioning): it lands on its feet without exploding or sinking.
 #[test]
 fn placing_a_fallen_robot_does_not_explode() {
-    let script = Script::load("e_fall_forward.sent.txt");
+    let script = Script::load(
+        &reference_dir()
+            .join("physics")
+            .join("e_fall_forward.sent.txt"),
+    );
     let mut w = world();
     let h = reference_setup(&mut w, 0);
     for step in 0..120 {
-        script.apply(&mut w, h, step);
+        apply(&mut w, h, &script, step);
         w.step();
     }
     let m = w.robot_model(h).clone();
