@@ -2,14 +2,18 @@
 //! integration moves the two copies of a hinge's anchor apart, and its
 //! joint rows remove a fifth of that per step). The world can emulate it
 //! (`joints.stretch_erp`, off by default: see `getup.rs`): each joint
-//! carries a separation, the parts' collision shapes and reported poses
-//! are shifted by the sum along their chain.
+//! carries a separation, and either the parts' collision shapes and
+//! reported poses are shifted by the sum along their chain
+//! (`stretch_moves: Shapes`) or each hinge's anchor in its parent is, so
+//! that the bodies below it move with their masses (`Bodies`).
 
 use std::sync::Arc;
 
 use nalgebra::{Isometry3, Vector3};
 use rcss3d::sim::model::RobotModel;
-use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotHandle, RobotState, World};
+use rcss3d::sim::world::{
+    joint_drift, PhysicsConfig, RobotHandle, RobotState, StretchMoves, World,
+};
 
 use super::util::{reference_setup, world_with};
 use rcss3d_tools::replay::{gaits_dir, joint_names, part_poses, recorded_state, start, Scenario};
@@ -31,17 +35,18 @@ struct Walk {
 }
 
 /// The physics with the joint stretch emulation on, at the reference's
-/// ERP.
-fn stretched() -> PhysicsConfig {
+/// ERP, moving what `moves` says.
+fn stretched(moves: StretchMoves) -> PhysicsConfig {
     let mut cfg = PhysicsConfig::default();
     cfg.joints.stretch_erp = Some(0.2);
+    cfg.joints.stretch_moves = moves;
     cfg
 }
 
-fn recorded_walk() -> Walk {
+fn recorded_walk(moves: StretchMoves) -> Walk {
     let sc = Scenario::load(&gaits_dir(), "g_walk_t0");
     let parts = sc.parts.as_ref().expect("the walk has part positions");
-    let (mut w, h) = start(&stretched(), &sc.script);
+    let (mut w, h) = start(&stretched(moves), &sc.script);
     let m = w.robot_model(h).clone();
     let names = joint_names(&m);
     let feet: Vec<usize> = ["lfoot", "rfoot"]
@@ -79,6 +84,19 @@ fn recorded_walk() -> Walk {
 
 #[test]
 fn the_reference_legs_stretch_as_its_first_order_integration_predicts() {
+    feet_where_the_stretch_puts_them(StretchMoves::Shapes);
+}
+
+/// The same with the stretch moving the bodies: the feet themselves (not
+/// only their shapes) sit where the reference's do.
+#[test]
+fn stretched_bodies_put_the_feet_where_the_references_are() {
+    feet_where_the_stretch_puts_them(StretchMoves::Bodies);
+}
+
+/// Replays the recorded walk's states with the separations its recorded
+/// rotations build up and compares the feet with the reference's.
+fn feet_where_the_stretch_puts_them(moves: StretchMoves) {
     let Walk {
         mut w,
         h,
@@ -87,7 +105,7 @@ fn the_reference_legs_stretch_as_its_first_order_integration_predicts() {
         mut states,
         poses,
         recorded_feet,
-    } = recorded_walk();
+    } = recorded_walk(moves);
     let n = poses.len();
     let mut e = vec![Vector3::zeros(); m.joints.len()];
     let (mut rigid_sq, mut stretched_sq, mut count) = (0.0f64, 0.0f64, 0usize);
@@ -132,8 +150,20 @@ fn the_reference_legs_stretch_as_its_first_order_integration_predicts() {
 /// separated by a few mm push the robot up.
 #[test]
 fn a_stretched_leg_stands_longer() {
+    a_leg_stretched_by(StretchMoves::Shapes);
+}
+
+/// The same with the stretch moving the bodies.
+#[test]
+fn a_leg_with_stretched_bodies_stands_longer() {
+    a_leg_stretched_by(StretchMoves::Bodies);
+}
+
+/// Separates both ankles by 4 mm downwards in a standing robot and checks
+/// that the torso rises by at least 1.5 mm more than without.
+fn a_leg_stretched_by(moves: StretchMoves) {
     let torso_after = |separation: f32| {
-        let mut w = world_with(&stretched());
+        let mut w = world_with(&stretched(moves));
         let h = reference_setup(&mut w, 0);
         for _ in 0..50 {
             w.step();

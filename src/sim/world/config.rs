@@ -155,9 +155,25 @@ pub struct JointConfig {
     /// Portugal's get-up left the robot standing 20 of 25 times with it,
     /// 50 of 50 without.
     pub stretch_erp: Option<f32>,
+    /// What the stretch moves (docs/physics.md#joint-stretch). Default
+    /// `Shapes`.
+    pub stretch_moves: StretchMoves,
     /// Apply the 0.7.3 rule: ignore a speed command while the joint is not
     /// strictly inside its limits. Default false (0.7.1 behaviour).
     pub ignore_commands_outside_range: bool,
+}
+
+/// What the joint stretch emulation moves: `physics.joints.stretch_moves`.
+#[derive(serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StretchMoves {
+    /// The bodies: each hinge's anchor in its parent is displaced by the
+    /// joint's separation, so every part below it, with its mass and its
+    /// shape, sits where the reference's would.
+    Bodies,
+    /// Only the parts' collision shapes (and reported poses); the bodies
+    /// stay where the joint angles put them.
+    #[default]
+    Shapes,
 }
 
 impl Default for JointConfig {
@@ -167,6 +183,7 @@ impl Default for JointConfig {
             anchor: Some(MotorAnchor::default()),
             damping: 0.1,
             stretch_erp: None,
+            stretch_moves: StretchMoves::Shapes,
             ignore_commands_outside_range: false,
         }
     }

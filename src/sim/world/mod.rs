@@ -75,7 +75,7 @@ mod step_forces;
 mod stretch;
 
 pub use config::{
-    ContactConfig, DragConfig, JointConfig, MotorAnchor, PhysicsConfig, SolverConfig,
+    ContactConfig, DragConfig, JointConfig, MotorAnchor, PhysicsConfig, SolverConfig, StretchMoves,
 };
 use contacts::ContactRules;
 use convert::{from_pose, from_rot, from_vec, to_pose, to_vec};

@@ -19,10 +19,11 @@
 
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 
-use super::convert::{from_pose, to_pose};
-use rapier3d::prelude::{ColliderSet, RigidBodySet};
+use super::convert::{from_pose, from_vec, to_pose, to_vec};
+use rapier3d::prelude::{ColliderSet, MultibodyJointSet, RigidBodySet};
 
-use super::{Robot, RobotHandle, World};
+use super::config::StretchMoves;
+use super::{JointRef, Robot, RobotHandle, World};
 use crate::sim::model::RobotModel;
 
 /// Collider shifts smaller than this (m) are not applied.
@@ -120,9 +121,64 @@ fn body_poses<'a>(
     })
 }
 
+/// The sets a stretch is applied to.
+struct Sets<'a> {
+    bodies: &'a mut RigidBodySet,
+    colliders: &'a mut ColliderSet,
+    multibodies: &'a mut MultibodyJointSet,
+}
+
+/// Applies a robot's separations: to its bodies (each hinge's anchor on the
+/// parent side moved by the joint's separation) or to its collision shapes.
+fn apply(robot: &mut Robot, sets: Sets, on_bodies: bool) {
+    if on_bodies {
+        apply_to_bodies(robot, sets.bodies, sets.multibodies);
+    } else {
+        apply_to_shapes(robot, sets.bodies, sets.colliders);
+    }
+}
+
+/// Moves every multibody hinge's anchor in its parent by the joint's
+/// separation and places the robot's bodies by forward kinematics, so
+/// that each part, with its mass and its shape, is where the separations
+/// along its chain put it. The joint's unstretched anchor is the model's.
+fn apply_to_bodies(
+    robot: &mut Robot,
+    bodies: &mut RigidBodySet,
+    multibodies: &mut MultibodyJointSet,
+) {
+    let model = &robot.model;
+    let s = &robot.stretch;
+    let mut root = None;
+    for (k, (j, jr)) in model.joints.iter().zip(&robot.joints).enumerate() {
+        let JointRef::Multibody(mh) = jr else {
+            continue;
+        };
+        let Some(parent) = bodies.get(robot.bodies[j.parent]) else {
+            continue;
+        };
+        let inv = from_pose(parent.position()).rotation.inverse();
+        let anchor = j.anchor - model.parts[j.parent].pos + inv * s.separation[k];
+        let Some((mb, link)) = multibodies.get_mut(*mh) else {
+            continue;
+        };
+        if let Some(l) = mb.link_mut(link) {
+            let now = from_vec(l.joint.data.local_frame1.translation);
+            if (now - anchor).norm() >= MIN_SHIFT {
+                l.joint.data.local_frame1.translation = to_vec(&anchor);
+                root = Some(*mh);
+            }
+        }
+    }
+    if let Some((mb, _)) = root.and_then(|mh| multibodies.get_mut(mh)) {
+        mb.forward_kinematics(bodies, false);
+        mb.update_rigid_bodies(bodies, true);
+    }
+}
+
 /// Sums the separations along every part's chain and moves the part's
 /// collision shape by that much.
-fn apply(robot: &mut Robot, bodies: &RigidBodySet, colliders: &mut ColliderSet) {
+fn apply_to_shapes(robot: &mut Robot, bodies: &RigidBodySet, colliders: &mut ColliderSet) {
     let s = &mut robot.stretch;
     let model = &robot.model;
     for part in 0..s.offset.len() {
@@ -197,7 +253,16 @@ impl World {
                 *e = *e * (1.0 - erp) + d;
             }
             s.end = end;
-            apply(r, &self.bodies, &mut self.colliders);
+            let sets = Sets {
+                bodies: &mut self.bodies,
+                colliders: &mut self.colliders,
+                multibodies: &mut self.multibody_joints,
+            };
+            apply(
+                r,
+                sets,
+                self.cfg.joints.stretch_moves == StretchMoves::Bodies,
+            );
         }
     }
 
@@ -217,7 +282,16 @@ impl World {
         if separations.len() == n {
             r.stretch.separation.copy_from_slice(separations);
         }
-        apply(r, &self.bodies, &mut self.colliders);
+        let sets = Sets {
+            bodies: &mut self.bodies,
+            colliders: &mut self.colliders,
+            multibodies: &mut self.multibody_joints,
+        };
+        apply(
+            r,
+            sets,
+            self.cfg.joints.stretch_moves == StretchMoves::Bodies,
+        );
     }
 
     /// Removes a robot's joint separations (after it was put somewhere by
@@ -231,6 +305,15 @@ impl World {
             return;
         }
         s.separation.fill(Vector3::zeros());
-        apply(r, &self.bodies, &mut self.colliders);
+        let sets = Sets {
+            bodies: &mut self.bodies,
+            colliders: &mut self.colliders,
+            multibodies: &mut self.multibody_joints,
+        };
+        apply(
+            r,
+            sets,
+            self.cfg.joints.stretch_moves == StretchMoves::Bodies,
+        );
     }
 }
