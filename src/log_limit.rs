@@ -224,11 +224,11 @@ mod tests {
         assert_eq!(written, 10, "a burst of 10 in the first second");
         assert_eq!(
             kinds.admit_at("agent joined", 0.5, LogLimit::for_team_changes),
-            Some(0)
+            Some(None)
         );
         assert_eq!(
             kinds.admit_at("init failed", 2.0, LogLimit::for_clients),
-            Some(990)
+            Some(Some(990))
         );
     }
 }

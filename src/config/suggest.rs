@@ -103,9 +103,12 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// A section: its name in a file, its struct's Rust name, and its keys.
+type Section = (&'static str, &'static str, fn() -> &'static [&'static str]);
+
 /// The section (other than `outer`) that has a key named `found`.
 fn elsewhere(found: &str, outer: Option<&str>) -> Option<&'static str> {
-    let sections: [(&str, &str, fn() -> &'static [&'static str]); 6] = [
+    let sections: [Section; 6] = [
         ("monitor", "MonitorConfig", keys::<MonitorConfig>),
         ("vision", "VisionConfig", keys::<VisionConfig>),
         ("rules", "RulesConfig", keys::<RulesConfig>),
