@@ -10,7 +10,7 @@ use crate::perception::vision::VisionConfig;
 use crate::rules::teams::TeamsConfig;
 use crate::rules::RulesConfig;
 use crate::sim::latency::LatencyConfig;
-use crate::sim::world::PhysicsConfig;
+use crate::sim::world::{ContactConfig, DragConfig, JointConfig, PhysicsConfig, SolverConfig};
 
 /// The text of a RON error: unknown keys and variants rewritten as above,
 /// anything else as RON words it.
@@ -25,7 +25,7 @@ pub(super) fn message(code: &ron::Error) -> String {
             let hint = match closest(found, expected) {
                 Some(name) => format!("; did you mean `{name}`?"),
                 None => elsewhere(found, outer.as_deref())
-                    .map(|s| format!("; it is a key of `{s}`: `{s}: ({found}: ...)`"))
+                    .map(|s| format!("; it is a key of `{s}`: `{}`", written_in(s, found)))
                     .unwrap_or_else(|| {
                         "; conf/server.ron lists every key with its default".to_owned()
                     }),
@@ -103,24 +103,38 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// A section: its name in a file, its struct's Rust name, and its keys.
+/// A section: its path in a file, its struct's Rust name, and its keys.
 type Section = (&'static str, &'static str, fn() -> &'static [&'static str]);
 
 /// The section (other than `outer`) that has a key named `found`.
 fn elsewhere(found: &str, outer: Option<&str>) -> Option<&'static str> {
-    let sections: [Section; 6] = [
+    let sections: [Section; 10] = [
         ("monitor", "MonitorConfig", keys::<MonitorConfig>),
         ("vision", "VisionConfig", keys::<VisionConfig>),
         ("rules", "RulesConfig", keys::<RulesConfig>),
         ("teams", "TeamsConfig", keys::<TeamsConfig>),
         ("latency", "LatencyConfig", keys::<LatencyConfig>),
         ("physics", "PhysicsConfig", keys::<PhysicsConfig>),
+        ("physics.solver", "SolverConfig", keys::<SolverConfig>),
+        ("physics.joints", "JointConfig", keys::<JointConfig>),
+        ("physics.contacts", "ContactConfig", keys::<ContactConfig>),
+        ("physics.drag", "DragConfig", keys::<DragConfig>),
     ];
     sections
         .iter()
         .filter(|(_, rust, _)| Some(*rust) != outer)
         .find(|(_, _, keys)| keys().contains(&found))
         .map(|(name, _, _)| *name)
+}
+
+/// How `key` is written in the section at `path` (`physics.joints` ->
+/// `physics: (joints: (key: ...))`).
+fn written_in(path: &str, key: &str) -> String {
+    let mut text = format!("{key}: ...");
+    for part in path.rsplit('.') {
+        text = format!("{part}: ({text})");
+    }
+    text
 }
 
 /// A struct's keys, as its deserializer names them when it meets a key it
@@ -158,5 +172,13 @@ mod tests {
         assert!(keys::<MonitorConfig>().contains(&"log"));
         assert!(keys::<Config>().contains(&"sync_mode"));
         assert_eq!(elsewhere("log", None), Some("monitor"));
+        assert_eq!(
+            elsewhere("motor_gain", Some("PhysicsConfig")),
+            Some("physics.joints")
+        );
+        assert_eq!(
+            written_in("physics.joints", "motor_gain"),
+            "physics: (joints: (motor_gain: ...))"
+        );
     }
 }

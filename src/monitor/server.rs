@@ -431,6 +431,13 @@ impl Connection {
                 },
             };
             let Ok(permit) = reserved else { return };
+            // Reasons sent before a `(reqfullstate)` ride with the full
+            // state it asks for.
+            while let Ok(reason) = refusals.try_recv() {
+                if pending.len() < MAX_PENDING_REFUSALS {
+                    pending.push(reason);
+                }
+            }
             let Some(snap) = snapshots.borrow_and_update().clone() else {
                 continue;
             };
@@ -466,13 +473,16 @@ impl Connection {
 const MAX_PENDING_REFUSALS: usize = 4;
 
 /// Appends `(refused REASON)` for each pending reason to the predicate
-/// list of the message in `text` (which ends before the header, the first
-/// `)(R`: predicates hold no parentheses in their values).
+/// list of the message in `text`, which ends where the header begins (no
+/// predicate is named `RSG` or `RDS`, and values hold no parentheses).
 fn add_refusals(text: &mut String, pending: &mut Vec<&'static str>) {
     if pending.is_empty() {
         return;
     }
-    let Some(end) = text.find(")(R") else {
+    let Some(end) = text
+        .find(")(RDS 0 1)(")
+        .or_else(|| text.find(")(RSG 0 1)("))
+    else {
         return;
     };
     let mut predicates = String::new();
