@@ -4,10 +4,10 @@
 //! `AutomaticKickOff` and `AutomaticQuit`), the teams started the moment
 //! the server listens.
 //!
-//! Asserted: the team named by `--team-a` is the left side, the match
-//! ends by itself with the teams' program exiting 0 and printing no
-//! measurement, fewer fouls than a handful, and every robot inside the
-//! field lines in the log's last frame.
+//! Asserted: the team named by `--team-a` is the left side; the match
+//! ends by itself (or by `(killsim)`) with the teams' program exiting 0
+//! and printing no measurement; fewer fouls than a handful; every robot
+//! inside the field lines in the log's last frame.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -91,7 +91,7 @@ fn run_match(dir: &Path, agents: usize) {
     let conf = dir.join("match.ron");
     std::fs::write(
         &conf,
-        "(rules: (RuleHalfTime: 4.0, AutomaticKickOff: true, WaitBeforeKickOff: 1.0, \
+        "(rules: (RuleHalfTime: 15.0, AutomaticKickOff: true, WaitBeforeKickOff: 1.0, \
          AutomaticQuit: true))",
     )
     .expect("write config");
@@ -155,7 +155,7 @@ fn run_match(dir: &Path, agents: usize) {
     let game_time: f32 = summary_field(&summary, "game_time:")[0]
         .parse()
         .expect("game time");
-    assert!(game_time >= 8.0, "the match ended early: {summary}");
+    assert!(game_time >= 30.0, "the match ended early: {summary}");
 
     let log = LogSummary::of_file(&log).expect("a valid log");
     let robots = log.check.last.robots();
@@ -171,8 +171,69 @@ fn run_match(dir: &Path, agents: usize) {
     }
 }
 
+/// Three robots a side over two 15 s halves: robots that swing their legs
+/// as the measuring agents do fall, and the referee records about a
+/// hundred fouls in such a match; these record none.
 #[test]
 fn two_stand_in_teams_play_a_match_that_the_server_ends() {
     let dir = Scratch::new("teams");
-    run_match(&dir.0, 22);
+    run_match(&dir.0, 6);
+}
+
+/// `(killsim)` in the middle of a match ends it as normally as the
+/// referee does: the teams' program exits 0 without an error.
+#[test]
+fn stand_in_teams_end_cleanly_on_killsim() {
+    let dir = Scratch::new("teams-killsim");
+    let agent_port = free_port();
+    let monitor_port = free_port();
+    let mut server = Command::new(server_binary())
+        .args(["--no-user-config", "--bind", "127.0.0.1", "--sync"])
+        .args(["--agent-port", &agent_port.to_string()])
+        .args(["--monitor-port", &monitor_port.to_string()])
+        .current_dir(&dir.0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("server starts");
+    wait_for_port(agent_port, &mut server);
+    let teams = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .args(["--agents", "4", "--sync"])
+        .args(["--port", &agent_port.to_string()])
+        .args(["--team-a", "Alpha", "--team-b", "Beta"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("loadgen starts");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let addr = format!("127.0.0.1:{monitor_port}");
+        let mut monitor = rcss3d::monitor::client::MonitorClient::connect(addr.as_str())
+            .await
+            .expect("monitor connects");
+        // Every robot on the field with its team: the match is on.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        while monitor.scene().robots().len() < 4 {
+            tokio::time::timeout_at(deadline, monitor.next_message())
+                .await
+                .expect("four robots within 60 s")
+                .expect("valid message")
+                .expect("connection open");
+        }
+        monitor.send("(killsim)").await.expect("send");
+    });
+    let out = teams.wait_with_output().expect("loadgen ends");
+    let status = server.wait().expect("server ends");
+    assert!(status.success(), "server: {status}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}: {stdout}{stderr}", out.status);
+    assert_eq!(
+        stdout.trim_end(),
+        "loadgen: Alpha (left) and Beta (right), 4 agents: the server ended the match"
+    );
+    assert!(stderr.is_empty(), "{stderr}");
 }
