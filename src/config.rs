@@ -18,6 +18,7 @@
 //! `physics.field_scene`) are taken from that file's directory.
 
 mod overlay;
+mod suggest;
 pub mod user;
 
 use std::net::IpAddr;
@@ -243,7 +244,7 @@ impl Config {
             path: path.to_owned(),
             line: e.position.line,
             col: e.position.col,
-            message: e.code.to_string(),
+            message: suggest::message(&e.code),
         })
     }
 

@@ -2,13 +2,23 @@
 //! log grow without bound.
 //!
 //! A [`LogLimit`] lets the first `burst` lines through, then one line per
-//! `interval`. Every line that gets through carries the number of lines
-//! left out since the previous one, so the log still says how much
-//! happened. Time is passed in, so it is testable.
+//! `interval`. A line that gets through after some were left out carries
+//! their number (`skipped=N`; a [`Skipped`] of `None` records no field),
+//! so the log still says how much happened. Time is passed in, so it is
+//! testable.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// The lines left out before one that may be written, as a log field:
+/// `Some(n)` for n > 0, `None` when none was (a `tracing` field of `None`
+/// is not written, so lines carry `skipped=N` only when it says something).
+pub type Skipped = Option<u64>;
+
+fn skipped(n: u64) -> Skipped {
+    (n > 0).then_some(n)
+}
 
 /// A token bucket over log lines.
 #[derive(Debug, Clone)]
@@ -48,17 +58,17 @@ impl LogLimit {
         LogLimit::new(24, Duration::from_secs(5))
     }
 
-    /// Whether a line may be written at `now`: `Some(n)` when it may, `n`
-    /// being the number of lines left out since the last one written;
-    /// `None` when this one is left out (and counted).
-    pub fn admit(&mut self, now: Instant) -> Option<u64> {
+    /// Whether a line may be written at `now`: `Some(skipped)` when it
+    /// may, with the lines left out since the last one written; `None`
+    /// when this one is left out (and counted).
+    pub fn admit(&mut self, now: Instant) -> Option<Skipped> {
         let epoch = *self.epoch.get_or_insert(now);
         self.admit_at(now.saturating_duration_since(epoch).as_secs_f64())
     }
 
     /// [`LogLimit::admit`] on a clock of the caller's own, in seconds (the
     /// simulation passes its server time: it reads no wall clock).
-    pub fn admit_at(&mut self, now_secs: f64) -> Option<u64> {
+    pub fn admit_at(&mut self, now_secs: f64) -> Option<Skipped> {
         if let Some(last) = self.last {
             let dt = (now_secs - last).max(0.0);
             self.tokens = (self.tokens + dt * self.per_sec).min(self.burst);
@@ -66,7 +76,7 @@ impl LogLimit {
         self.last = Some(now_secs);
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
-            Some(std::mem::take(&mut self.suppressed))
+            Some(skipped(std::mem::take(&mut self.suppressed)))
         } else {
             self.suppressed += 1;
             None
@@ -108,7 +118,7 @@ impl SharedLogLimit {
 
     /// Whether a line of `kind` may be written now: `Some(n)` with the
     /// number of lines of that kind left out before it.
-    pub fn admit(&self, kind: &'static str) -> Option<u64> {
+    pub fn admit(&self, kind: &'static str) -> Option<Skipped> {
         let mut kinds = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
         kinds
             .entry(kind)
@@ -139,7 +149,7 @@ impl KindLimits {
         kind: &'static str,
         now_secs: f64,
         make: fn() -> LogLimit,
-    ) -> Option<u64> {
+    ) -> Option<Skipped> {
         self.kinds
             .entry(kind)
             .or_insert_with(make)
@@ -155,15 +165,18 @@ mod tests {
     fn a_burst_then_one_per_interval_with_the_count() {
         let t0 = Instant::now();
         let mut l = LogLimit::new(3, Duration::from_secs(1));
-        assert_eq!(l.admit(t0), Some(0));
-        assert_eq!(l.admit(t0), Some(0));
-        assert_eq!(l.admit(t0), Some(0));
+        assert_eq!(l.admit(t0), Some(None));
+        assert_eq!(l.admit(t0), Some(None));
+        assert_eq!(l.admit(t0), Some(None));
         // A flood of 10 000 lines within the same second: all left out.
         for _ in 0..10_000 {
             assert_eq!(l.admit(t0 + Duration::from_millis(500)), None);
         }
         // One second after the burst, one line with the count.
-        assert_eq!(l.admit(t0 + Duration::from_millis(1001)), Some(10_000));
+        assert_eq!(
+            l.admit(t0 + Duration::from_millis(1001)),
+            Some(Some(10_000))
+        );
         assert_eq!(l.admit(t0 + Duration::from_millis(1002)), None);
         assert_eq!(l.take_suppressed(), 1);
         assert_eq!(l.take_suppressed(), 0);
@@ -194,7 +207,7 @@ mod tests {
             .filter(|_| shared.admit("refused").is_some())
             .count();
         assert!(written <= 11, "{written} refusal lines");
-        assert_eq!(shared.admit("idle"), Some(0));
+        assert_eq!(shared.admit("idle"), Some(None));
         assert_eq!(shared.admit("refused"), None);
     }
 
@@ -211,11 +224,11 @@ mod tests {
         assert_eq!(written, 10, "a burst of 10 in the first second");
         assert_eq!(
             kinds.admit_at("agent joined", 0.5, LogLimit::for_team_changes),
-            Some(0)
+            Some(None)
         );
         assert_eq!(
             kinds.admit_at("init failed", 2.0, LogLimit::for_clients),
-            Some(990)
+            Some(Some(990))
         );
     }
 }

@@ -179,6 +179,7 @@ fn ctl_drives_a_match_watch_follows_it_and_check_log_reads_its_log() {
         "corner_kick_right",
         "PlayOn",
     ];
+    assert_eq!(lines.lines().last(), Some("server stopped"), "{lines}");
     let mut rest = lines.lines();
     for want in expected {
         assert!(
@@ -219,16 +220,39 @@ fn ctl_drives_a_match_watch_follows_it_and_check_log_reads_its_log() {
     // Server logs went to a file: no colour codes.
     let logs = std::fs::read_to_string(&server.stderr).expect("server stderr");
     assert!(logs.contains("rcss3d listening"), "{logs}");
+    // Thinned lines say how many were left out only when some were.
+    assert!(logs.contains("monitor connected"), "{logs}");
+    assert!(!logs.contains("skipped=0"), "{logs}");
     assert!(!logs.contains('\u{1b}'), "colour codes in a file:\n{logs}");
 }
 
+/// Runs `rcss3d ctl` against `server`, asserts it fails within a second
+/// (its timeout is left at 5 s), and returns its stderr.
+fn ctl_fails_at_once(server: &Server, args: &[&str]) -> String {
+    let start = Instant::now();
+    let err = ctl_fails(server, args);
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(1), "took {took:?}: {err}");
+    err
+}
+
 #[test]
-fn ctl_says_so_when_a_command_has_no_effect() {
+fn ctl_prints_the_reason_of_a_read_only_port_at_once() {
     let dir = Scratch::new("readonly");
     let server = Server::with_config(&dir.0, "(monitor: (read_only: true))");
-    let err = ctl_fails(&server, &["--timeout", "1", "kickoff", "Left"]);
-    assert!(err.contains("did not show its effect"), "{err}");
-    assert!(err.contains("BeforeKickOff"), "{err}");
+    let err = ctl_fails_at_once(&server, &["kickoff", "Left"]);
+    assert_eq!(
+        err.trim_end(),
+        "rcss3d: error: the server refused `(kickOff Left)`: the monitor port is read-only"
+    );
+    let err = ctl_fails_at_once(&server, &["send", "(ball (pos 1 2 0.042))"]);
+    assert_eq!(
+        err.trim_end(),
+        "rcss3d: error: the server refused `(ball (pos 1 2 0.042))`: the monitor port is \
+         read-only"
+    );
+    let err = ctl_fails_at_once(&server, &["killsim"]);
+    assert!(err.contains("the monitor port is read-only"), "{err}");
     // A command the monitor protocol does not know is refused before
     // anything is sent.
     let err = ctl_fails(&server, &["send", "(kikOff Left)"]);
@@ -239,14 +263,43 @@ fn ctl_says_so_when_a_command_has_no_effect() {
     );
 }
 
+/// An effect that does not show on a port that takes the command (a
+/// sync-mode server without agents does not step): `ctl` says it was not
+/// refused, what it saw last, and why nothing came.
+#[test]
+fn ctl_says_so_when_a_command_has_no_effect() {
+    let dir = Scratch::new("noeffect");
+    let server = Server::start(&dir.0, &["--sync"]);
+    let err = ctl_fails(&server, &["--timeout", "1", "playmode", "PlayOn"]);
+    assert!(
+        err.contains("`(playMode PlayOn)` sent and not refused"),
+        "{err}"
+    );
+    assert!(err.contains("did not show its effect"), "{err}");
+    assert!(err.contains("BeforeKickOff"), "{err}");
+    assert!(err.contains("waits for its agents"), "{err}");
+}
+
 /// A monitor port guarded by a trainer secret (written plainly in the
-/// configuration, without `Some(...)`): `ctl` needs `--secret`.
+/// configuration, without `Some(...)`): `ctl` needs `--secret`, and a
+/// missing or wrong one is reported at once with the server's reason.
 #[test]
 fn ctl_authenticates_with_the_trainer_secret() {
     let dir = Scratch::new("secret");
     let server = Server::with_config(&dir.0, "(monitor: (trainer_secret: \"s3cret\"))");
-    // Refused without the secret.
-    ctl_fails(&server, &["--timeout", "1", "playmode", "PlayOn"]);
+    let err = ctl_fails_at_once(&server, &["playmode", "PlayOn"]);
+    assert_eq!(
+        err.trim_end(),
+        "rcss3d: error: the server refused `(playMode PlayOn)`: the monitor port needs the \
+         trainer secret"
+    );
+    let err = ctl_fails_at_once(&server, &["--secret", "wrong", "playmode", "PlayOn"]);
+    assert_eq!(
+        err.trim_end(),
+        "rcss3d: error: the server refused `(playMode PlayOn)`: wrong trainer secret"
+    );
+    let err = ctl_fails_at_once(&server, &["--secret", "wrong", "send", "(dropBall)"]);
+    assert!(err.contains("wrong trainer secret"), "{err}");
     let out = ctl(&server, &["--secret", "s3cret", "playmode", "PlayOn"]);
     assert!(out.contains("PlayOn"), "{out}");
     assert_eq!(
@@ -301,6 +354,99 @@ fn a_configuration_error_is_one_line_without_a_backtrace() {
         1,
         "cause printed once: {err}"
     );
+}
+
+/// An unknown key is named with the closest known one, or with the
+/// section it belongs to; a value outside an enum's names likewise.
+#[test]
+fn an_unknown_key_suggests_the_closest_name_or_its_section() {
+    let dir = Scratch::new("suggest");
+    let cases = [
+        (
+            "(\n  sync_mod: true,\n)\n",
+            "1.ron:2:11: unknown key `sync_mod` in the top level; did you mean `sync_mode`?",
+        ),
+        (
+            "(rules: (RuleHalfTim: 60.0))\n",
+            "2.ron:1:21: unknown key `RuleHalfTim` in `rules`; did you mean `RuleHalfTime`?",
+        ),
+        (
+            "(log: \"match.log\")\n",
+            "3.ron:1:5: unknown key `log` in the top level; it is a key of `monitor`: \
+             `monitor: (log: ...)`",
+        ),
+        (
+            "(frobnicate: 1)\n",
+            "4.ron:1:12: unknown key `frobnicate` in the top level; conf/server.ron lists \
+             every key with its default",
+        ),
+    ];
+    for (i, (ron, want)) in cases.iter().enumerate() {
+        let conf = dir.0.join(format!("{}.ron", i + 1));
+        std::fs::write(&conf, ron).expect("write");
+        let out = rcss3d(&[
+            "--no-user-config",
+            "--config",
+            conf.to_str().expect("utf-8"),
+        ]);
+        assert!(!out.status.success());
+        let err = text(&out.stderr);
+        let line = err.trim_end();
+        assert!(
+            line.starts_with("rcss3d: error: ") && line.ends_with(want),
+            "want …{want}\n got {line}"
+        );
+    }
+}
+
+/// Inputs are checked before any port is bound, and the error names the
+/// setting: with every port in question busy, the input is what is
+/// reported.
+#[test]
+fn start_up_errors_name_the_setting_before_any_port() {
+    let dir = Scratch::new("startup");
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = busy.local_addr().expect("addr").port().to_string();
+    let missing = dir.0.join("nonexistent");
+    let missing_text = missing.to_str().expect("utf-8 path");
+    let cases: [(Vec<&str>, String); 4] = [
+        (
+            vec!["--no-user-config", "--bind", "127.0.0.1", "--agent-port", &port, "--models-dir", missing_text],
+            format!("rcss3d: error: --models-dir {missing_text}: No such file or directory (os error 2)"),
+        ),
+        (
+            vec!["--no-user-config", "--agent-port", "3999", "--monitor-port", "3999"],
+            "rcss3d: error: --agent-port and --monitor-port are both 3999: each port needs its \
+             own number"
+                .to_owned(),
+        ),
+        (
+            vec!["--no-user-config", "--agent-port", "3999", "--web-port", "3999"],
+            "rcss3d: error: --agent-port and --web-port are both 3999: each port needs its own \
+             number"
+                .to_owned(),
+        ),
+        (
+            vec!["replay", missing_text, "--bind", "127.0.0.1", "--web-port", &port],
+            format!("rcss3d: error: {missing_text}: No such file or directory (os error 2)"),
+        ),
+    ];
+    for (args, want) in cases {
+        let out = rcss3d(&args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = text(&out.stderr);
+        assert_eq!(err.trim_end(), want, "{args:?}");
+    }
+    // A models directory named in a file is named by its key.
+    let conf = dir.0.join("models.ron");
+    std::fs::write(&conf, format!("(models_dir: {missing_text:?})")).expect("write");
+    let out = rcss3d(&[
+        "--no-user-config",
+        "--config",
+        conf.to_str().expect("utf-8 path"),
+    ]);
+    let err = text(&out.stderr);
+    assert!(err.starts_with("rcss3d: error: models_dir "), "{err}");
 }
 
 #[test]
@@ -666,6 +812,7 @@ fn rcssserver3d_takes_spark_rb_the_user_files_and_the_reference_flags() {
             "--rvdraw-host",
             "localhost",
             "--no-such-flag",
+            "word",
         ],
     );
     let (frames, after_syn) = block_on(async {
@@ -697,8 +844,10 @@ fn rcssserver3d_takes_spark_rb_the_user_files_and_the_reference_flags() {
         "configuration read from ~/.config/rcss3d/server.ron: vision.sense_ball_pos = true",
         "($RCSS3D_CONFIG): vision.sense_my_pos = true, vision.interval = 1",
         "arguments without effect in rcss3d, ignored: --script-path rcssserver3d.rb \
-         --init-script-prefix /usr/local/share/simspark --rvdraw-host localhost --no-such-flag",
+         --init-script-prefix /usr/local/share/simspark --rvdraw-host localhost --no-such-flag \
+         word",
         "sync=true",
+        "rcssserver3d listening",
     ] {
         assert!(logs.contains(line), "the log lacks {line:?}:\n{logs}");
     }

@@ -424,11 +424,36 @@ fn handle(
         }
         Input::Monitor(req) => {
             if let Some(skipped) = monitor_log.admit(Instant::now()) {
-                info!(monitor = req.monitor, command = ?req.command, skipped, "monitor command");
+                info!(from = %command_source(req.monitor), command = ?req.command, skipped, "monitor command");
             }
             sim.monitor_command(req.command);
         }
         Input::Shutdown => return true,
     }
     false
+}
+
+/// Who sent a monitor command, as the log lines of its connection name it:
+/// `monitor N` for the monitor port's connections, `web viewer N` for the
+/// web monitor's page viewers (ids from
+/// [`VIEWER_ID_BASE`](crate::web::server::VIEWER_ID_BASE) up).
+fn command_source(id: u64) -> String {
+    match id.checked_sub(crate::web::server::VIEWER_ID_BASE) {
+        Some(viewer) => format!("web viewer {viewer}"),
+        None => format!("monitor {id}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_sources_are_named_as_their_connections() {
+        assert_eq!(command_source(3), "monitor 3");
+        assert_eq!(
+            command_source(crate::web::server::VIEWER_ID_BASE + 1),
+            "web viewer 1"
+        );
+    }
 }

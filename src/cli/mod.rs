@@ -364,7 +364,7 @@ pub fn run(built: Program) -> ExitCode {
         Err(e) => e.exit(),
     };
     let result = match cli.command {
-        None => run_server(&cli.server, &skipped),
+        None => run_server(program, &cli.server, &skipped),
         Some(Command::Ctl(args)) => ctl(&args),
         Some(Command::Watch(args)) => run_watch(&args),
         Some(Command::CheckLog { file }) => check_log_file(&file),
@@ -537,8 +537,54 @@ fn log_sources(loaded: &LoadedConfig, ignored: &[String]) {
     }
 }
 
-fn run_server(args: &ServerArgs, skipped: &[String]) -> Result<ExitCode> {
+/// Checks what the server would otherwise find out only after binding its
+/// ports, and names the setting at fault: the models directory exists,
+/// and the ports are distinct.
+fn check_before_binding(args: &ServerArgs, cfg: &Config) -> Result<()> {
+    if let Some(dir) = &cfg.models_dir {
+        let setting = if args.models_dir.is_some() {
+            "--models-dir"
+        } else {
+            "models_dir"
+        };
+        match std::fs::metadata(dir) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => anyhow::bail!("{setting} {}: not a directory", dir.display()),
+            Err(err) => anyhow::bail!("{setting} {}: {err}", dir.display()),
+        }
+    }
+    let named = |flag: bool, flag_name: &'static str, key: &'static str| {
+        if flag {
+            flag_name
+        } else {
+            key
+        }
+    };
+    let agent = named(args.agent_port.is_some(), "--agent-port", "agent_port");
+    let monitor = named(
+        args.monitor_port.is_some(),
+        "--monitor-port",
+        "monitor_port",
+    );
+    let mut ports = vec![(agent, cfg.agent_port), (monitor, cfg.monitor_port)];
+    if let Some(web) = args.web_port {
+        ports.push(("--web-port", web));
+    }
+    for (i, (a, port)) in ports.iter().enumerate() {
+        // Port 0 asks the system for a free port: never a clash.
+        if let Some((b, _)) = ports[i + 1..]
+            .iter()
+            .find(|(_, p)| *p == *port && *port != 0)
+        {
+            anyhow::bail!("{a} and {b} are both {port}: each port needs its own number");
+        }
+    }
+    Ok(())
+}
+
+fn run_server(program: Program, args: &ServerArgs, skipped: &[String]) -> Result<ExitCode> {
     let loaded = config_from(args)?;
+    check_before_binding(args, &loaded.config)?;
     init_tracing();
     let mut ignored = args.without_effect();
     ignored.extend(skipped.iter().cloned());
@@ -557,10 +603,16 @@ fn run_server(args: &ServerArgs, skipped: &[String]) -> Result<ExitCode> {
         let monitors = TcpListener::bind(monitor_addr)
             .await
             .with_context(|| format!("cannot listen for monitors on {monitor_addr}"))?;
-        tracing::info!(%agent_addr, %monitor_addr, sync = cfg.sync_mode, real_time = cfg.real_time, "rcss3d listening");
+        tracing::info!(
+            %agent_addr,
+            %monitor_addr,
+            sync = cfg.sync_mode,
+            real_time = cfg.real_time,
+            "{} listening",
+            program.name()
+        );
         let summary =
-            crate::app::run_with(cfg, agents, monitors, extensions, shutdown_signal())
-                .await?;
+            crate::app::run_with(cfg, agents, monitors, extensions, shutdown_signal()).await?;
         // The results summary a tournament script reads from stdout.
         println!("{}", summary.results.to_text());
         tracing::info!(
@@ -573,6 +625,9 @@ fn run_server(args: &ServerArgs, skipped: &[String]) -> Result<ExitCode> {
 }
 
 fn run_replay(config: Option<&std::path::Path>, args: &crate::web::ReplayArgs) -> Result<ExitCode> {
+    // The file first: a missing log is the error to report, whatever the
+    // port.
+    std::fs::File::open(&args.file).with_context(|| args.file.display().to_string())?;
     let loaded = Config::from_sources(&sources(config, false))?;
     init_tracing();
     log_sources(&loaded, &[]);

@@ -94,11 +94,19 @@ pub enum ControlError {
     /// The server closed the connection before the command took effect.
     #[error("the server closed the connection before `{0}` took effect")]
     Closed(String),
-    /// The game state did not show the command's effect in time.
+    /// The server refused the command and said why.
+    #[error("the server refused `{command}`: {reason}")]
+    Refused {
+        /// The command sent.
+        command: String,
+        /// The server's reason (`(refused REASON)`).
+        reason: String,
+    },
+    /// The game state did not show the command's effect in time, and the
+    /// server did not refuse it.
     #[error(
-        "`{command}` sent, but the game state did not show its effect within {waited:?} \
-         (last: {last}); is the monitor port read-only or guarded by a trainer secret, \
-         or is a sync-mode server waiting for its agents?"
+        "`{command}` sent and not refused, but the game state did not show its effect \
+         within {waited:?} (last: {last}){hint}"
     )]
     NotConfirmed {
         /// The command sent.
@@ -107,6 +115,8 @@ pub enum ControlError {
         waited: Duration,
         /// The last game state seen.
         last: Box<StatusLine>,
+        /// A likely cause, when the messages show one.
+        hint: &'static str,
     },
     /// The server sent no message within the wait.
     #[error("no message from the monitor port within {0:?}")]
@@ -180,12 +190,35 @@ pub async fn send_control(
     next_before(&mut monitor, deadline, wait)
         .await?
         .ok_or_else(|| ControlError::Closed(text.clone()))?;
+    let refused_before = monitor.scene().refused.len();
+    let received = |monitor: &MonitorClient| {
+        let scene = monitor.scene();
+        scene.full_states + scene.deltas
+    };
+    let received_before = received(&monitor);
     monitor.send(&frame).await?;
+    // The server answers a refused command at once with its reason.
+    let refused = |monitor: &MonitorClient| -> Result<(), ControlError> {
+        match monitor.scene().refused.get(refused_before) {
+            Some(reason) => Err(ControlError::Refused {
+                command: text.clone(),
+                reason: reason.clone(),
+            }),
+            None => Ok(()),
+        }
+    };
     if *control == Control::KillSim {
         loop {
             match timeout_at(deadline, monitor.next_message()).await {
-                None => return Err(not_confirmed(&text, wait, &monitor)),
-                Some(Ok(Some(_))) => continue,
+                None => {
+                    return Err(not_confirmed(
+                        &text,
+                        wait,
+                        &monitor,
+                        received(&monitor) - received_before,
+                    ))
+                }
+                Some(Ok(Some(_))) => refused(&monitor)?,
                 Some(Ok(None) | Err(ClientError::Io(_))) => {
                     return Ok(ControlOutcome::ServerStopped)
                 }
@@ -198,16 +231,37 @@ pub async fn send_control(
     // passed through the simulation before the client closes; a change to
     // the expected state counts at once.
     let Some(already) = control.done(&monitor.scene().game) else {
+        // An effect the game state does not show: sent unless the server
+        // refuses it within a few messages (or a second, for a server that
+        // does not step).
+        let deadline = deadline.min(Instant::now() + RAW_REFUSAL_WAIT);
+        for _ in 0..MESSAGES_WHEN_ALREADY_DONE {
+            match timeout_at(deadline, monitor.next_message()).await {
+                None => break,
+                Some(msg) => {
+                    msg?.ok_or_else(|| ControlError::Closed(text.clone()))?;
+                }
+            }
+            refused(&monitor)?;
+        }
         return Ok(ControlOutcome::Sent);
     };
     let mut messages_after = 0;
     loop {
         match timeout_at(deadline, monitor.next_message()).await {
-            None => return Err(not_confirmed(&text, wait, &monitor)),
+            None => {
+                return Err(not_confirmed(
+                    &text,
+                    wait,
+                    &monitor,
+                    received(&monitor) - received_before,
+                ))
+            }
             Some(msg) => {
                 msg?.ok_or_else(|| ControlError::Closed(text.clone()))?;
             }
         }
+        refused(&monitor)?;
         messages_after += 1;
         if control.done(&monitor.scene().game) == Some(true)
             && (!already || messages_after >= MESSAGES_WHEN_ALREADY_DONE)
@@ -225,11 +279,30 @@ pub async fn send_control(
 /// default), so the third message reflects it.
 const MESSAGES_WHEN_ALREADY_DONE: u32 = 3;
 
-fn not_confirmed(command: &str, waited: Duration, monitor: &MonitorClient) -> ControlError {
+/// The longest `ctl send` waits for a refusal: the server answers a
+/// refused command in its next message, at most a monitor step away.
+const RAW_REFUSAL_WAIT: Duration = Duration::from_secs(1);
+
+/// The command's effect did not show; `messages` counts the messages
+/// received after it was sent.
+fn not_confirmed(
+    command: &str,
+    waited: Duration,
+    monitor: &MonitorClient,
+    messages: u64,
+) -> ControlError {
+    let game = &monitor.scene().game;
+    let hint = if messages == 0 {
+        "; the server sent no message after it: a sync-mode server does not step \
+         while it waits for its agents"
+    } else {
+        ""
+    };
     ControlError::NotConfirmed {
         command: command.to_owned(),
         waited,
-        last: Box::new(StatusLine::of(&monitor.scene().game)),
+        last: Box::new(StatusLine::of(game)),
+        hint,
     }
 }
 
@@ -326,14 +399,18 @@ impl fmt::Display for StatusLine {
 /// [`StatusLine`] to `out` for the first message, whenever the half, play
 /// mode, a team name or the score changes, and every `every` seconds of
 /// game time in between (`0` = only on changes). Returns when the server
-/// closes the connection.
+/// closes the connection, after a last line `server stopped`.
 pub async fn watch(addr: &str, every: f32, out: &mut impl Write) -> Result<(), ControlError> {
     let mut monitor = connect(addr).await?;
     let mut last: Option<StatusLine> = None;
     loop {
         match monitor.next_message().await {
             Ok(Some(_)) => {}
-            Ok(None) | Err(ClientError::Io(_)) => return Ok(()),
+            Ok(None) | Err(ClientError::Io(_)) => {
+                // Whether stdout is still open does not matter any more.
+                let _ = writeln!(out, "server stopped").and_then(|()| out.flush());
+                return Ok(());
+            }
             Err(e) => return Err(e.into()),
         }
         let now = StatusLine::of(&monitor.scene().game);

@@ -341,6 +341,7 @@ impl Connection {
         let (rd, wr) = stream.into_split();
         let full_requested = Arc::new(AtomicBool::new(false));
         let (queue_tx, queue_rx) = mpsc::channel::<Bytes>(self.cfg.queue_frames.max(1));
+        let (refusals_tx, refusals_rx) = mpsc::channel::<&'static str>(MAX_PENDING_REFUSALS);
         let socket = self.conns.spawn(
             write_socket(wr, queue_rx, self.cancel.clone(), self.progress.clone())
                 .in_current_span(),
@@ -360,11 +361,12 @@ impl Connection {
             log: LogLimit::for_clients(),
             auth_failures: self.auth_failures.clone(),
             wrong_secrets: 0,
+            refusals: refusals_tx,
         };
         let cancel = self.cancel.clone();
         tokio::select! {
             _ = reader.run(rd, self.cancel.clone()) => {}
-            _ = self.write_loop(queue_tx, full_requested) => {}
+            _ = self.write_loop(queue_tx, full_requested, refusals_rx) => {}
             _ = cancel.cancelled() => {}
         }
         // The slot is free before the socket closes: a client that sees
@@ -380,18 +382,38 @@ impl Connection {
     /// Builds one message per snapshot this connection has room for.
     /// While it waits for room, newer snapshots replace older ones in the
     /// watch channel, so it always sends the newest state it can.
-    async fn write_loop(&self, queue: mpsc::Sender<Bytes>, full_requested: Arc<AtomicBool>) {
+    ///
+    /// A refused command is answered at once with a message built from the
+    /// current snapshot that carries `(refused REASON)` among its
+    /// predicates (docs/protocol.md#refused-commands); before the first
+    /// snapshot the reason waits for the first message.
+    async fn write_loop(
+        &self,
+        queue: mpsc::Sender<Bytes>,
+        full_requested: Arc<AtomicBool>,
+        mut refusals: mpsc::Receiver<&'static str>,
+    ) {
         let mut snapshots = self.snapshots.clone();
         let mut state = ConsumerState::new();
         let mut text = String::with_capacity(64 * 1024);
+        let mut pending: Vec<&'static str> = Vec::new();
         let stall_limit = (self.cfg.stall_timeout_secs > 0.0)
             .then(|| Duration::from_secs_f32(self.cfg.stall_timeout_secs));
         // The current snapshot counts as new for a fresh connection.
         snapshots.mark_changed();
         loop {
-            if snapshots.changed().await.is_err() {
-                debug!("snapshot publisher gone");
-                return;
+            tokio::select! {
+                changed = snapshots.changed() => {
+                    if changed.is_err() {
+                        debug!("snapshot publisher gone");
+                        return;
+                    }
+                }
+                Some(reason) = refusals.recv() => {
+                    if pending.len() < MAX_PENDING_REFUSALS {
+                        pending.push(reason);
+                    }
+                }
             }
             let reserved = match stall_limit {
                 None => queue.reserve().await,
@@ -409,6 +431,13 @@ impl Connection {
                 },
             };
             let Ok(permit) = reserved else { return };
+            // Reasons sent before a `(reqfullstate)` ride with the full
+            // state it asks for.
+            while let Ok(reason) = refusals.try_recv() {
+                if pending.len() < MAX_PENDING_REFUSALS {
+                    pending.push(reason);
+                }
+            }
             let Some(snap) = snapshots.borrow_and_update().clone() else {
                 continue;
             };
@@ -417,6 +446,7 @@ impl Connection {
             }
             text.clear();
             let kind = self.builder.write(&mut state, &snap, &mut text);
+            add_refusals(&mut text, &mut pending);
             // The builder never writes an empty message (it has at least
             // its three parts), so `None` means too large for the prefix.
             let Some(frame) = framing::encode(text.as_bytes()) else {
@@ -435,6 +465,33 @@ impl Connection {
             permit.send(frame);
         }
     }
+}
+
+/// Refusal reasons a connection holds for its next message; more are
+/// dropped (a client that floods refused commands learns the reason from
+/// the first ones).
+const MAX_PENDING_REFUSALS: usize = 4;
+
+/// Appends `(refused REASON)` for each pending reason to the predicate
+/// list of the message in `text`, which ends where the header begins (no
+/// predicate is named `RSG` or `RDS`, and values hold no parentheses).
+fn add_refusals(text: &mut String, pending: &mut Vec<&'static str>) {
+    if pending.is_empty() {
+        return;
+    }
+    let Some(end) = text
+        .find(")(RDS 0 1)(")
+        .or_else(|| text.find(")(RSG 0 1)("))
+    else {
+        return;
+    };
+    let mut predicates = String::new();
+    for reason in pending.drain(..) {
+        predicates.push_str("(refused ");
+        predicates.push_str(reason);
+        predicates.push(')');
+    }
+    text.insert_str(end, &predicates);
 }
 
 /// Drains the queue into the socket, one whole frame at a time, and keeps
@@ -502,9 +559,23 @@ struct Reader {
     auth_failures: Arc<AuthFailures>,
     /// Wrong secrets on this connection.
     wrong_secrets: u32,
+    /// Reasons for refused commands, told to the client by the writer.
+    refusals: mpsc::Sender<&'static str>,
 }
 
+/// The reasons a monitor is told, as plain words (no parentheses: they are
+/// atoms of a predicate).
+const REFUSED_READ_ONLY: &str = "the monitor port is read-only";
+const REFUSED_NO_SECRET: &str = "the monitor port needs the trainer secret";
+const REFUSED_WRONG_SECRET: &str = "wrong trainer secret";
+
 impl Reader {
+    /// Tells the client why a command was refused; dropped when its
+    /// earlier reasons are still waiting to be sent.
+    fn refuse(&self, reason: &'static str) {
+        let _ = self.refusals.try_send(reason);
+    }
+
     async fn run(mut self, rd: OwnedReadHalf, cancel: CancellationToken) {
         let mut frames = FramedRead::new(rd, framing::codec(self.cfg.max_command_frame));
         loop {
@@ -599,6 +670,7 @@ impl Reader {
                 if let Some(skipped) = self.log.admit(Instant::now()) {
                     warn!(?command, skipped, "read-only monitor port: command refused");
                 }
+                self.refuse(REFUSED_READ_ONLY);
                 continue;
             }
             if self.cfg.trainer_secret.is_some() && !self.authenticated {
@@ -608,6 +680,7 @@ impl Reader {
                         skipped, "trainer command without `(auth SECRET)`: refused"
                     );
                 }
+                self.refuse(REFUSED_NO_SECRET);
                 continue;
             }
             let request = MonitorRequest {
@@ -653,6 +726,7 @@ impl Reader {
                 if last { "; connection closed" } else { "" }
             );
         }
+        self.refuse(REFUSED_WRONG_SECRET);
         tokio::select! {
             _ = cancel.cancelled() => return false,
             _ = tokio::time::sleep(delay) => {}

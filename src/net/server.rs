@@ -258,7 +258,7 @@ struct Handler {
 impl Handler {
     /// `Some(skipped)` when a line may be written: through the limit of
     /// agents in a team or that of the others.
-    fn may_log(&self, kind: &'static str) -> Option<u64> {
+    fn may_log(&self, kind: &'static str) -> Option<crate::log_limit::Skipped> {
         if self.joined {
             self.team_log.admit(kind)
         } else {

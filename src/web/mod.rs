@@ -143,7 +143,7 @@ pub async fn replay_on(
         .unwrap_or_default();
     tracing::info!(
         frames = log.frames.len(),
-        period = log.period,
+        period_secs = %format_args!("{:.3}", log.period),
         skipped = log.skipped,
         file = %args.file.display(),
         "match log read"

@@ -193,6 +193,15 @@ async fn read_only_port_refuses_state_changes() {
     // commands before it have been handled: nothing reached the simulation.
     publish_until_full(&server, &mut a, None).await;
     assert!(server.commands.try_recv().is_err());
+    // The client was told why, once per refused command, in messages
+    // RoboViz reads as usual (the client checks each against its rules).
+    assert_eq!(
+        a.scene().refused,
+        [
+            "the monitor port is read-only",
+            "the monitor port is read-only"
+        ]
+    );
     server.stop().await;
 }
 

@@ -154,7 +154,7 @@ pub(super) fn check_predicates(preds: &[Node<'_>], kind: FrameKind) -> Result<()
                 }
                 play_modes = Some(values.len());
             }
-            "team_left" | "team_right" => {}
+            "team_left" | "team_right" | "refused" => {}
             "half" | "score_left" | "score_right" | "play_mode" => {
                 if values.len() != 1 || !is_int(values[0]) {
                     return Err(invalid(format!("`{name}` must be one integer")));

@@ -100,7 +100,14 @@ pub struct TrackedScene {
     pub full_states: u64,
     /// Deltas applied.
     pub deltas: u64,
+    /// The reasons the server gave for refusing this client's commands
+    /// (`(refused REASON)`, docs/protocol.md#refused-commands), oldest
+    /// first; the last [`MAX_REFUSALS`] are kept.
+    pub refused: Vec<String>,
 }
+
+/// Refusal reasons a [`TrackedScene`] keeps.
+pub const MAX_REFUSALS: usize = 16;
 
 impl TrackedScene {
     /// Checks one message with [`validate_message`] and applies it: a full
@@ -156,6 +163,12 @@ impl TrackedScene {
                         *slot = v.parse().unwrap_or(0);
                     }
                     g.fouls.push(f);
+                }
+                "refused" => {
+                    if self.refused.len() >= MAX_REFUSALS {
+                        self.refused.remove(0);
+                    }
+                    self.refused.push(values.join(" "));
                 }
                 "play_modes" => {
                     self.play_modes = values.iter().map(|s| (*s).to_owned()).collect();

@@ -210,8 +210,11 @@
     if (cam.mode === "top") {
       const f = app.hello ? app.hello.field : { length: 30, width: 20, goalDepth: 0.6 };
       const t = Math.tan(cam.fovy / 2);
-      const halfX = f.length / 2 + f.goalDepth + 0.8, halfY = f.width / 2 + 0.8;
-      const d = Math.max(halfY / t, halfX / (t * aspect));
+      // Room beyond the touch lines for the robots the referee puts 0.5 m
+      // outside and the first row of robots waiting 1.5 m behind the -y
+      // line, framed at a standing robot's head height (0.6 m).
+      const halfX = f.length / 2 + f.goalDepth + 0.8, halfY = f.width / 2 + 2.2;
+      const d = Math.max(halfY / t, halfX / (t * aspect)) + 0.6;
       eye = [0, 0, d];
       target = [0, 0, 0];
       up = [0, 1, 0];

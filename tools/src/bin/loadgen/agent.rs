@@ -30,6 +30,27 @@ pub(crate) struct Shared {
     pub(crate) start: Mutex<Option<Mark>>,
     pub(crate) end: Mutex<Option<Mark>>,
     pub(crate) first_connect: Mutex<Option<Instant>>,
+    /// Whether the first agent has its side; the others connect after it
+    /// when the agents play a match (team A takes the left side).
+    pub(crate) first_joined: (Mutex<bool>, std::sync::Condvar),
+}
+
+impl Shared {
+    /// Waits until the first agent has its side.
+    fn wait_first_joined(&self) {
+        let (lock, cvar) = &self.first_joined;
+        let mut joined = lock.lock().unwrap();
+        while !*joined {
+            joined = cvar.wait(joined).unwrap();
+        }
+    }
+
+    /// The first agent has its side (or gave up): the others may connect.
+    pub(crate) fn set_first_joined(&self) {
+        let (lock, cvar) = &self.first_joined;
+        *lock.lock().unwrap() = true;
+        cvar.notify_all();
+    }
 }
 
 pub(crate) const PHASE_WARMUP: u8 = 0;
@@ -59,6 +80,8 @@ pub(crate) struct AgentResult {
     pub(crate) max_gap: Duration,
     pub(crate) skipped_cycles: u64,
     pub(crate) error: Option<String>,
+    /// The server closed the connection once the robot was playing.
+    pub(crate) server_closed: bool,
 }
 
 /// One framed message, ready to write.
@@ -67,11 +90,16 @@ pub(crate) fn encode(payload: &str) -> Vec<u8> {
 }
 
 /// The pre-encoded joint messages of one agent, one per phase of the period.
+///
+/// With `legs` false the leg joints are held (speed 0), so the robot
+/// keeps standing: the referee lifts a robot that falls and does not get
+/// up off the field as incapable.
 pub(crate) fn joint_messages(
     robot_type: u8,
     unum: u8,
     amplitude: f32,
     period: usize,
+    legs: bool,
 ) -> Vec<Vec<u8>> {
     let joints = if robot_type == 4 { 24 } else { 22 };
     let phase = 0.37 * f32::from(unum);
@@ -80,7 +108,14 @@ pub(crate) fn joint_messages(
         .map(|k| {
             let mut s = String::with_capacity(512);
             for (i, name) in JOINTS[..joints].iter().enumerate() {
-                let amp = if i < 2 { 0.4 * amplitude } else { amplitude };
+                let leg = name.starts_with("lle") || name.starts_with("rle");
+                let amp = if leg && !legs {
+                    0.0
+                } else if i < 2 {
+                    0.4 * amplitude
+                } else {
+                    amplitude
+                };
                 let v = amp * (w * k as f32 + phase + 0.5 * i as f32).sin();
                 let _ = write!(s, "({name} {v:.4})");
             }
@@ -148,7 +183,11 @@ pub(crate) fn run_agent(
     shared: &Shared,
 ) -> AgentResult {
     let mut res = AgentResult::default();
-    if let Err(e) = agent_body(&spec, addr, cli, shared, &mut res) {
+    let result = agent_body(&spec, addr, cli, shared, &mut res);
+    if spec.index == 0 {
+        shared.set_first_joined();
+    }
+    if let Err(e) = result {
         res.error = Some(format!("{} {}: {e:#}", spec.team, spec.unum));
         shared.failed.store(true, Ordering::SeqCst);
         shared.phase.store(PHASE_STOP, Ordering::SeqCst);
@@ -164,6 +203,9 @@ pub(crate) fn agent_body(
     res: &mut AgentResult,
 ) -> Result<()> {
     let timeout = Duration::from_secs_f64(cli.timeout);
+    if spec.index != 0 {
+        shared.wait_first_joined();
+    }
     let deadline = Instant::now() + Duration::from_secs_f64(cli.connect_timeout);
     let mut wire = connect(addr, deadline, timeout)?;
     let now = Instant::now();
@@ -174,7 +216,13 @@ pub(crate) fn agent_body(
             *fc = Some(now);
         }
     }
-    let messages = joint_messages(spec.robot_type, spec.unum, cli.amplitude, cli.period);
+    let messages = joint_messages(
+        spec.robot_type,
+        spec.unum,
+        cli.amplitude,
+        cli.period,
+        !cli.plays(),
+    );
     let syn = encode("(syn)");
 
     // Lifecycle: scene, first frame, init, wait for the team, beam.
@@ -191,6 +239,9 @@ pub(crate) fn agent_body(
         res.frames += 1;
         if let Some(side) = announced_side(&frame) {
             res.side = Some(side.to_owned());
+            if spec.index == 0 {
+                shared.set_first_joined();
+            }
             break;
         }
         waited += 1;
@@ -220,9 +271,19 @@ pub(crate) fn agent_body(
     // Enough to match a run's late frames with the server's cycle trace.
     const MAX_LATE_TIMES: usize = 20;
     loop {
-        wire.send(&messages[k % messages.len()])?;
+        // A stand-in team's match ends when the server closes it.
+        let frame = match wire
+            .send(&messages[k % messages.len()])
+            .and_then(|()| wire.read_frame())
+        {
+            Ok(frame) => frame,
+            Err(e) if cli.plays() && closed_by_server(&e) => {
+                res.server_closed = true;
+                break;
+            }
+            Err(e) => return Err(e),
+        };
         k += 1;
-        let frame = wire.read_frame()?;
         let at = Instant::now();
         res.frames += 1;
         res.max_frame_bytes = res.max_frame_bytes.max(frame.len());
@@ -289,6 +350,20 @@ pub(crate) fn agent_body(
         }
     }
     Ok(())
+}
+
+/// Whether an error is the server closing the connection (end of file,
+/// reset, broken pipe), not a failure of this agent.
+fn closed_by_server(err: &anyhow::Error) -> bool {
+    err.chain()
+        .filter_map(|c| c.downcast_ref::<std::io::Error>())
+        .any(|e| {
+            use std::io::ErrorKind::*;
+            matches!(
+                e.kind(),
+                UnexpectedEof | ConnectionReset | ConnectionAborted | BrokenPipe
+            )
+        })
 }
 
 /// What the clock agent records at each end of the window.

@@ -24,6 +24,14 @@
 //!
 //! `--agents` takes a list (`1,2,6,11,22`) and `--runs` repeats each size
 //! with a fresh server: the summary table then shows medians.
+//!
+//! Named teams (`--team-a`, `--team-b`) make it two stand-in teams for a
+//! match, not a measurement: team A's first agent joins before the others
+//! connect, so team A is the left side; the robots keep their legs still
+//! and stand in their formation (load agents: they do not walk or kick);
+//! no figures are printed unless `--bench` is given; and the server
+//! closing the connections (`killsim`, `AutomaticQuit`) ends the program
+//! with status 0.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -84,9 +92,10 @@ struct Cli {
     /// table, e.g. 1,2,6,11,22 (a list needs --spawn-server).
     #[arg(long, default_value = "22", value_delimiter = ',')]
     agents: Vec<usize>,
-    /// Frames measured (after all agents are on the field and the warm-up).
-    #[arg(long, default_value_t = 3000)]
-    cycles: u64,
+    /// Frames measured (after all agents are on the field and the warm-up)
+    /// [default: 3000; with named teams: until the server ends the match].
+    #[arg(long)]
+    cycles: Option<u64>,
     /// Measure for this many seconds of wall time instead of --cycles
     /// frames (for long real-time runs).
     #[arg(long)]
@@ -147,11 +156,16 @@ struct Cli {
     /// reported).
     #[arg(long, default_value_t = 1)]
     runs: usize,
-    /// Team names.
-    #[arg(long, default_value = "LoadA")]
-    team_a: String,
-    #[arg(long, default_value = "LoadB")]
-    team_b: String,
+    /// Name of team A, the left side. Naming a team plays a match: see
+    /// the program's description [default: LoadA, measuring].
+    #[arg(long, value_name = "NAME")]
+    team_a: Option<String>,
+    /// Name of team B, the right side [default: LoadB, measuring].
+    #[arg(long, value_name = "NAME")]
+    team_b: Option<String>,
+    /// With named teams, print the measurement all the same.
+    #[arg(long)]
+    bench: bool,
     /// Joint speed amplitude, rad/s (head joints use 0.4 of it).
     #[arg(long, default_value_t = 0.5)]
     amplitude: f32,
@@ -166,6 +180,38 @@ struct Cli {
     connect_timeout: f64,
 }
 
+impl Cli {
+    /// Team A's name.
+    fn team_a(&self) -> &str {
+        self.team_a.as_deref().unwrap_or("LoadA")
+    }
+
+    /// Team B's name.
+    fn team_b(&self) -> &str {
+        self.team_b.as_deref().unwrap_or("LoadB")
+    }
+
+    /// Whether the agents are stand-in teams for a match (a team named)
+    /// rather than a measurement.
+    fn plays(&self) -> bool {
+        self.team_a.is_some() || self.team_b.is_some()
+    }
+
+    /// Frames to run after the warm-up, unless `--seconds` says otherwise.
+    fn frames(&self) -> u64 {
+        match self.cycles {
+            Some(n) => n.max(1),
+            None if self.plays() => u64::MAX,
+            None => 3000,
+        }
+    }
+
+    /// Whether the measurement is printed.
+    fn reports(&self) -> bool {
+        self.bench || !self.plays()
+    }
+}
+
 fn main() -> Result<()> {
     let cli = Cli::parse();
     if (cli.agents.len() > 1 || cli.runs > 1) && !cli.spawn_server {
@@ -175,8 +221,23 @@ fn main() -> Result<()> {
     if b.is_some() && !cli.spawn_server {
         bail!("an A/B comparison (--b-server-bin / --b-server-arg) needs --spawn-server");
     }
-    if !cli.sync && !cli.realtime {
+    if !cli.sync && !cli.realtime && cli.reports() {
         eprintln!("note: neither --sync nor --realtime given; assuming a real-time server");
+    }
+    if !cli.reports() {
+        let n = cli.agents.first().copied().unwrap_or(0);
+        let ended = one_run(&cli, n, 0)?;
+        println!(
+            "loadgen: {} (left) and {} (right), {n} agents: {}",
+            cli.team_a(),
+            cli.team_b(),
+            if ended.server_closed {
+                "the server ended the match"
+            } else {
+                "stopped after --seconds / --cycles"
+            }
+        );
+        return Ok(());
     }
     let date = Command::new("date")
         .args(["-u", "+%Y-%m-%d %H:%M UTC"])
@@ -212,7 +273,7 @@ fn main() -> Result<()> {
             cli.runs.max(1),
             match cli.seconds {
                 Some(s) => format!("{s} s"),
-                None => format!("{} frames", cli.cycles),
+                None => format!("{} frames", cli.frames()),
             }
         );
         println!("| agents | cycles/s | server CPU ms/cycle | CPU % of one core | peak RSS MB | on field s | late frames |");

@@ -39,6 +39,8 @@ pub(crate) struct RunResult {
     pub(crate) loadgen_cpu_pct: f64,
     pub(crate) max_frame_bytes: usize,
     pub(crate) stages: Vec<(String, f64, f64, f64, f64)>,
+    /// The server closed the connections (stand-in teams only).
+    pub(crate) server_closed: bool,
 }
 
 pub(crate) fn one_run(cli: &Cli, agents: usize, run: usize) -> Result<RunResult> {
@@ -72,7 +74,9 @@ pub(crate) fn one_run(cli: &Cli, agents: usize, run: usize) -> Result<RunResult>
     }
     let mut r = result?;
     r.stages = summarise_stages(&stage_rows);
-    print_run(cli, &r, run);
+    if cli.reports() {
+        print_run(cli, &r, run);
+    }
     Ok(r)
 }
 
@@ -85,7 +89,7 @@ pub(crate) fn drive(
 ) -> Result<RunResult> {
     let shared = Arc::new(Shared {
         n,
-        cycles: cli.cycles.max(1),
+        cycles: cli.frames(),
         seconds: cli.seconds.filter(|s| *s > 0.0),
         measured: std::sync::atomic::AtomicU64::new(0),
         warmup: cli.warmup,
@@ -96,6 +100,7 @@ pub(crate) fn drive(
         start: Mutex::new(None),
         end: Mutex::new(None),
         first_connect: Mutex::new(None),
+        first_joined: (Mutex::new(!cli.plays()), std::sync::Condvar::new()),
     });
     let mut handles = Vec::with_capacity(n);
     for i in 0..n {
@@ -105,9 +110,9 @@ pub(crate) fn drive(
         let spec = AgentSpec {
             index: i,
             team: if team_b {
-                cli.team_b.clone()
+                cli.team_b().to_owned()
             } else {
-                cli.team_a.clone()
+                cli.team_a().to_owned()
             },
             unum,
             robot_type: ROBOT_TYPES[usize::from(unum) - 1],
@@ -144,6 +149,15 @@ pub(crate) fn drive(
     let errors: Vec<&String> = results.iter().filter_map(|r| r.error.as_ref()).collect();
     if !errors.is_empty() {
         bail!("{} agent(s) failed; first: {}", errors.len(), errors[0]);
+    }
+    let server_closed = results.iter().any(|r| r.server_closed);
+    if server_closed && !cli.reports() {
+        // A match the server ended: nothing measured is wanted.
+        return Ok(RunResult {
+            agents: n,
+            server_closed,
+            ..RunResult::default()
+        });
     }
     let start = shared
         .start
@@ -233,5 +247,6 @@ pub(crate) fn drive(
         loadgen_cpu_pct: self_secs / wall * 100.0,
         max_frame_bytes: results.iter().map(|r| r.max_frame_bytes).max().unwrap_or(0),
         stages: Vec::new(),
+        server_closed,
     })
 }
