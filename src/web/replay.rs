@@ -63,9 +63,14 @@ pub struct ReplayLog {
     pub skipped: usize,
 }
 
-/// Bytes of encoded frames the player holds at most (about an hour of an
-/// 11 v 11 match): a longer log is played up to there, with a warning.
-pub const MAX_FRAME_BYTES: usize = 192 << 20;
+/// Bytes of frames the player holds at most, counted as their encoded
+/// size and [`FRAME_OVERHEAD`] each: a longer log is played up to there,
+/// with a warning.
+pub const MAX_FRAME_BYTES: usize = 160 << 20;
+
+/// What a frame costs beyond its encoded bytes while the log is read:
+/// its entries in the two frame lists and the allocator's rounding.
+const FRAME_OVERHEAD: usize = 128;
 
 /// Reads a log file (plain or gzip).
 pub fn load(
@@ -173,7 +178,7 @@ pub fn read(
         let seq = u32::try_from(frames.len()).unwrap_or(u32::MAX);
         let view = scene_view(&scene, shapes, seq);
         let bytes = view.to_bytes();
-        held += bytes.len() + std::mem::size_of::<ReplayFrame>();
+        held += bytes.len() + FRAME_OVERHEAD;
         frames.push((scene.game.time, bytes));
     }
     let count = u32::try_from(frames.len()).unwrap_or(u32::MAX);
