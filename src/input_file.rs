@@ -31,21 +31,21 @@ pub fn read_regular(path: &Path, max_bytes: u64) -> io::Result<String> {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, what));
     }
     if meta.len() > max_bytes {
-        return Err(too_large(meta.len(), max_bytes));
+        return Err(too_large(&format!("{} bytes", meta.len()), max_bytes));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     // The file may grow while it is read: never more than the cap.
     file.take(max_bytes + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max_bytes {
-        return Err(too_large(bytes.len() as u64, max_bytes));
+        return Err(too_large("grew while read", max_bytes));
     }
     String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
-fn too_large(len: u64, max: u64) -> io::Error {
+fn too_large(what: &str, max: u64) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!("{len} bytes or more, larger than the limit of {max} bytes"),
+        format!("{what}, larger than the limit of {max} bytes"),
     )
 }
 
