@@ -61,6 +61,8 @@ struct Run {
 fn run_measured(args: &[&std::ffi::OsStr], dir: &Path) -> Run {
     let out = dir.join("tool.stdout");
     let err = dir.join("tool.stderr");
+    // Reaped by `wait4` below, which std does not know of.
+    #[allow(clippy::zombie_processes)]
     let child = Command::new(BIN)
         .args(args)
         .stdin(Stdio::null())

@@ -49,6 +49,8 @@ fn server_ends(args: &[&OsStr], env: &[(&str, &Path)], dir: &Path) -> Ended {
         cmd.env(k, v);
     }
     let t0 = Instant::now();
+    // Reaped by `wait4` below, which std does not know of.
+    #[allow(clippy::zombie_processes)]
     let child = cmd.spawn().expect("server starts");
     let pid = i32::try_from(child.id()).expect("pid");
     let mut status = 0;

@@ -54,7 +54,7 @@ impl Read for GzMembers {
 
 enum Inner {
     Plain(Box<dyn Read + Send>),
-    Gzip(GzMembers),
+    Gzip(Box<GzMembers>),
 }
 
 impl Read for Inner {
@@ -122,10 +122,10 @@ impl LogReader {
         let gzip = magic == [0x1f, 0x8b];
         let whole: Box<dyn Read + Send> = Box::new(Cursor::new(magic).chain(source));
         let inner = if gzip {
-            Inner::Gzip(GzMembers {
+            Inner::Gzip(Box::new(GzMembers {
                 decoder: Some(GzDecoder::new(BufReader::with_capacity(64 * 1024, whole))),
                 members: 1,
-            })
+            }))
         } else {
             Inner::Plain(whole)
         };
