@@ -474,6 +474,7 @@ impl SceneLibrary {
     fn value(&self, v: &Sexp, env: &Env, budget: &mut Budget) -> Result<String, SceneError> {
         budget.step(&env.file, v.line())?;
         let text = self.value_unchecked(v, env, budget)?;
+        budget.bytes(text.len(), &env.file, v.line())?;
         if text.len() > MAX_VALUE_BYTES {
             return Err(at(
                 &env.file,

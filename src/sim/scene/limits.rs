@@ -36,11 +36,16 @@ pub const MAX_LEVELS: usize = 256;
 /// Bytes one evaluated value may hold (`join` of a `join` of ... doubles).
 pub const MAX_VALUE_BYTES: usize = 64 * 1024;
 
+/// Bytes of values one expansion may produce in all (each `eval` reads
+/// its text once, so this bounds the parsing work too).
+pub const MAX_VALUE_TOTAL: usize = 16 << 20;
+
 /// What one expansion has used of its limits.
 #[derive(Default)]
 pub(super) struct Budget {
     pub(super) imports: usize,
     steps: usize,
+    bytes: usize,
 }
 
 impl Budget {
@@ -51,6 +56,24 @@ impl Budget {
                 file,
                 line,
                 format!("the scene takes more than {MAX_STEPS} steps to expand"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Counts `n` bytes of values produced.
+    pub(super) fn bytes(
+        &mut self,
+        n: usize,
+        file: &Arc<str>,
+        line: usize,
+    ) -> Result<(), SceneError> {
+        self.bytes += n;
+        if self.bytes > MAX_VALUE_TOTAL {
+            return Err(at(
+                file,
+                line,
+                format!("the scene's values add up to more than {MAX_VALUE_TOTAL} bytes"),
             ));
         }
         Ok(())
@@ -172,6 +195,13 @@ mod tests {
         refused(&[("double.rsg", doubling)], "longer than 65536 bytes");
         let busy = format!("(RSG 0 1)\n({})", "(def $x (eval 1 + 2))".repeat(MAX_STEPS));
         refused(&[("busy.rsg", busy)], "steps to expand");
+        // Few steps, each on a long value.
+        let mut long = format!("(RSG 0 1)\n((def $v {})", "x".repeat(60_000));
+        for _ in 0..1_000 {
+            long.push_str("(def $w (join $v))");
+        }
+        long.push(')');
+        refused(&[("long.rsg", long)], "add up to more than");
     }
 
     #[cfg(unix)]
