@@ -454,9 +454,14 @@ impl std::fmt::Display for SourceReport {
     }
 }
 
-/// A file's text, `None` if it does not exist.
+/// Bytes a configuration file (`server.ron`, `spark.rb`) may hold; ours
+/// are a few kilobytes.
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// A file's text, `None` if it does not exist. Only a regular file of at
+/// most [`MAX_CONFIG_BYTES`] is read.
 fn read_optional(path: &Path) -> Result<Option<String>, ConfigError> {
-    match std::fs::read_to_string(path) {
+    match crate::input_file::read_regular(path, MAX_CONFIG_BYTES) {
         Ok(t) => Ok(Some(t)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(ConfigError::Io {
@@ -467,7 +472,7 @@ fn read_optional(path: &Path) -> Result<Option<String>, ConfigError> {
 }
 
 fn read_required(path: &Path) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+    crate::input_file::read_regular(path, MAX_CONFIG_BYTES).map_err(|source| ConfigError::Io {
         path: path.display().to_string(),
         source,
     })

@@ -82,6 +82,7 @@ pub mod cli;
 pub mod command;
 pub mod config;
 pub mod framing;
+pub mod input_file;
 pub mod log_limit;
 pub mod monitor;
 pub mod net;

@@ -239,13 +239,84 @@ fn gunzip(path: &Path) -> (Vec<u8>, &'static str) {
     (text, "MultiGzDecoder")
 }
 
+/// What a reader that stops at the end of the first gzip member (flate2's
+/// `GzDecoder`, like RoboViz's commons-compress default) decompresses of
+/// `path`, up to where the data ends or breaks off.
+fn first_member(path: &Path) -> Vec<u8> {
+    let mut text = Vec::new();
+    let mut d = flate2::read::GzDecoder::new(std::fs::File::open(path).expect("log"));
+    let mut buf = [0u8; 65536];
+    loop {
+        match d.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => text.extend_from_slice(&buf[..n]),
+        }
+    }
+    text
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gzip_log_is_one_member_a_first_member_reader_reads_whole() {
+    let _serial = ONE_SERVER_AT_A_TIME.lock().await;
+    let mut server = Server::spawn("gzone", "match.log.gz", &[]);
+    let left = Honest::start(server.process.agent_addr(), "Left").await;
+    let right = Honest::start(server.process.agent_addr(), "Right").await;
+    // Several seconds of match: several flushes.
+    let start = Instant::now();
+    while server.log_bytes() < 20_000 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the log stays small"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let _ = left.finish().await;
+    let _ = right.finish().await;
+    assert!(
+        server
+            .process
+            .terminate(Duration::from_secs(20))
+            .is_some_and(|s| s.success()),
+        "the server ends on SIGTERM"
+    );
+    let raw = std::fs::read(&server.log).expect("log");
+    // A first-member reader reads to the end of the file and finds every
+    // line, the trailer included: nothing follows the one member.
+    let mut d = flate2::read::GzDecoder::new(&raw[..]);
+    let mut text = String::new();
+    d.read_to_string(&mut text)
+        .expect("one complete gzip member");
+    let mut reader = rcss3d::monitor::log::LogReader::open(&server.log).expect("open");
+    let all = reader.read_text().expect("reads");
+    assert_eq!(text, all, "the first member holds the whole log");
+    assert_eq!(reader.gzip_members(), 1);
+    let check =
+        rcss3d::monitor::client::check_log(&text).unwrap_or_else(|e| panic!("log invalid: {e}"));
+    assert!(check.lines >= 20, "{} lines", check.lines);
+    let out = std::process::Command::new(util::process::BIN)
+        .arg("check-log")
+        .arg(&server.log)
+        .output()
+        .expect("check-log runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("gzip members: 1\n"), "{stdout}");
+    assert!(!stdout.contains("problem"), "{stdout}");
+    println!(
+        "gzip log of {} bytes, {} lines: one member, read whole by a first-member reader",
+        raw.len(),
+        check.lines
+    );
+    drop(server.dir);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_servers_gzip_log_reads_up_to_its_last_complete_line() {
     let _serial = ONE_SERVER_AT_A_TIME.lock().await;
     let mut server = Server::spawn("gzkill", "match.log.gz", &[]);
     let honest = Honest::start(server.process.agent_addr(), "Gz").await;
-    // Past the first members: wait until the file holds a few seconds of
-    // match (each member is at most a second of it).
+    // Past the first flushes: wait until the file holds a few seconds of
+    // match (a flush comes at least every second of it).
     let start = Instant::now();
     while server.log_bytes() < 8_000 {
         assert!(
@@ -298,6 +369,10 @@ async fn a_killed_servers_gzip_log_reads_up_to_its_last_complete_line() {
     // gzip itself reads the same lines.
     let (raw, how) = gunzip(&server.log);
     assert_eq!(complete_lines(&raw), lines, "{how} reads other lines");
+    // So does a reader that stops at the end of the first gzip member
+    // (RoboViz's): the file is one member, flushed as it goes.
+    let first = first_member(&server.log);
+    assert_eq!(complete_lines(&first), lines, "a first-member reader");
     println!(
         "killed server's gzip log: {} bytes, {} complete lines, read alike by LogReader, \
          check-log, the log player and {how} (tail: {:?})",

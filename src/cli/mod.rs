@@ -673,7 +673,12 @@ fn run_watch(args: &WatchArgs) -> Result<ExitCode> {
 fn check_log_file(file: &std::path::Path) -> Result<ExitCode> {
     let summary = LogSummary::of_file(file)?;
     println!("{}: {summary}", file.display());
-    Ok(ExitCode::SUCCESS)
+    // A log RoboViz cannot replay whole fails the check.
+    Ok(if summary.roboviz_problem().is_some() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Completes on Ctrl-C or SIGTERM.

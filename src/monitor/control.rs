@@ -2,18 +2,18 @@
 //! [`MonitorClient`]: send a command and wait until the game state shows
 //! its effect ([`send_control`]), follow a match as one line per change
 //! ([`watch`]), and check a recorded match log, plain or gzip
-//! ([`read_log`], [`LogSummary`]). The `rcss3d ctl`, `rcss3d watch` and
+//! ([`LogSummary`]). The `rcss3d ctl`, `rcss3d watch` and
 //! `rcss3d check-log` subcommands are thin wrappers around these.
 
 use std::fmt;
-use std::io::Write;
+use std::io::{BufRead, Write};
 use std::path::Path;
 use std::time::Duration;
 
 use thiserror::Error;
 use tokio::time::{timeout, Instant};
 
-use super::client::{check_log, ClientError, GameView, LogCheck, MonitorClient};
+use super::client::{ClientError, GameView, LogCheck, LogChecker, MonitorClient};
 use super::command::parse_commands;
 use super::log::{LogReader, LogTail};
 use crate::rules::{PlayMode, Side};
@@ -431,28 +431,14 @@ pub async fn watch(addr: &str, every: f32, out: &mut impl Write) -> Result<(), C
     }
 }
 
-/// Reads a match log, plain or gzip (recognised by its magic bytes, not
-/// by the file name), up to its last complete line (see [`LogReader`]):
-/// its text, whether it is gzip, and how the file ended.
-pub fn read_log(path: &Path) -> Result<(String, bool, LogTail), ControlError> {
-    let err = |source| ControlError::LogRead {
-        path: path.display().to_string(),
-        source,
-    };
-    let mut reader = LogReader::open(path).map_err(err)?;
-    let text = reader.read_text().map_err(err)?;
-    Ok((
-        text,
-        reader.is_gzip(),
-        reader.tail().unwrap_or(LogTail::Complete),
-    ))
-}
-
 /// A valid match log, summarised.
 #[derive(Debug, Clone)]
 pub struct LogSummary {
     /// Whether the file was gzip.
     pub gzip: bool,
+    /// Gzip members in the file (0 when plain). RoboViz reads only the
+    /// first.
+    pub gzip_members: u64,
     /// What the check found, including the last state.
     pub check: LogCheck,
     /// How the file ended: a log whose server was killed can end inside a
@@ -461,15 +447,72 @@ pub struct LogSummary {
 }
 
 impl LogSummary {
-    /// Reads and checks the log at `path` with [`check_log`], up to its
-    /// last complete line.
+    /// Reads the log at `path`, plain or gzip (recognised by its magic
+    /// bytes, not by the file name), as a stream up to its last complete
+    /// line (see [`LogReader`]), and checks it as [`check_log`](super::client::check_log) does.
+    /// Memory is one line (at most [`MAX_LINE`](super::log::MAX_LINE) bytes, checked before it
+    /// is held whole) and the scene, whatever the length of the file.
     pub fn of_file(path: &Path) -> Result<LogSummary, ControlError> {
-        let (text, gzip, tail) = read_log(path)?;
-        let check = check_log(&text).map_err(|source| ControlError::LogInvalid {
-            path: path.display().to_string(),
+        let name = || path.display().to_string();
+        let mut reader = LogReader::open(path).map_err(|source| ControlError::LogRead {
+            path: name(),
             source,
         })?;
-        Ok(LogSummary { gzip, check, tail })
+        let mut checker = LogChecker::default();
+        let mut line = Vec::with_capacity(64 * 1024);
+        loop {
+            line.clear();
+            let n = reader
+                .read_until(b'\n', &mut line)
+                .map_err(|e| ControlError::LogRead {
+                    path: name(),
+                    source: std::io::Error::new(
+                        e.kind(),
+                        format!("line {}: {e}", checker.lines() + 1),
+                    ),
+                })?;
+            if n == 0 {
+                break;
+            }
+            let text =
+                std::str::from_utf8(&line[..n - 1]).map_err(|_| ControlError::LogInvalid {
+                    path: name(),
+                    source: ClientError::Invalid(format!(
+                        "line {}: not UTF-8 text",
+                        checker.lines() + 1
+                    )),
+                })?;
+            checker
+                .line(text)
+                .map_err(|source| ControlError::LogInvalid {
+                    path: name(),
+                    source,
+                })?;
+        }
+        let check = checker
+            .finish()
+            .map_err(|source| ControlError::LogInvalid {
+                path: name(),
+                source,
+            })?;
+        Ok(LogSummary {
+            gzip: reader.is_gzip(),
+            gzip_members: reader.gzip_members(),
+            check,
+            tail: reader.tail().unwrap_or(LogTail::Complete),
+        })
+    }
+
+    /// What keeps RoboViz from replaying the whole log, if anything: a
+    /// gzip file of several members, of which it reads the first only.
+    pub fn roboviz_problem(&self) -> Option<String> {
+        (self.gzip_members > 1).then(|| {
+            format!(
+                "{} gzip members: RoboViz replays only the first (recompress the file as one \
+                 stream, e.g. `gzip -dc LOG | gzip > ONE.gz`)",
+                self.gzip_members
+            )
+        })
     }
 }
 
@@ -484,6 +527,12 @@ impl fmt::Display for LogSummary {
             c.lines,
             c.full_states
         )?;
+        if self.gzip {
+            writeln!(f, "gzip members: {}", self.gzip_members)?;
+        }
+        if let Some(problem) = self.roboviz_problem() {
+            writeln!(f, "problem for RoboViz: {problem}")?;
+        }
         match self.tail {
             LogTail::Complete => {}
             LogTail::PartialLine { bytes } => writeln!(

@@ -10,13 +10,15 @@
 //! a team cost at most one full state a second.
 //!
 //! A plain log's lines are each written with one `write` call and
-//! flushed at once, so a crash leaves complete lines. A gzip log is a
-//! sequence of complete gzip members, one per [`GZIP_MEMBER_SECS`] of
-//! simulated time (and one whenever the simulation has given the log
-//! nothing new for that long of wall time), each compressed in memory and
-//! written with one `write` call: a crash leaves a file that `gzip -dc`,
-//! RoboViz and [`LogReader`] read up to the last member written, and the
-//! lines not yet written are at most a second of the match.
+//! flushed at once, so a crash leaves complete lines. A gzip log is one
+//! gzip member (one deflate stream), so readers that stop at the end of
+//! the first member (RoboViz, many libraries' defaults) read all of it.
+//! The stream gets a sync flush at least every [`GZIP_FLUSH_SECS`] of
+//! simulated time (and whenever the simulation has given the log nothing
+//! new for that long of wall time): everything before a flush is
+//! decodable from the bytes in the file, so a crash leaves a file that
+//! `gzip -dc` and [`LogReader`] read up to the last flush, and the lines
+//! lost are at most a second of the match.
 //! [`LogWriter::spawn`] runs the writer on its own thread, so file I/O
 //! never happens on the simulation task. [`LogReader`] reads a log back,
 //! plain or gzip, up to its last complete line.
@@ -31,7 +33,7 @@ use std::time::Duration;
 
 mod read;
 
-pub use read::{LogReader, LogTail};
+pub use read::{LogReader, LogTail, MAX_LINE};
 
 use flate2::write::GzEncoder;
 use flate2::{Compression, GzBuilder};
@@ -86,68 +88,69 @@ pub struct LogStats {
 /// that joined appear with the next full state.
 pub const SCENE_CHANGE_FULL_STATE_GAP: f32 = 1.0;
 
-/// Seconds of simulated time a gzip member spans at most: the lines a
-/// crash can lose.
-pub const GZIP_MEMBER_SECS: f32 = 1.0;
+/// Seconds of simulated time between two sync flushes of a gzip log at
+/// most: the lines a crash can lose.
+pub const GZIP_FLUSH_SECS: f32 = 1.0;
 
-/// Uncompressed bytes after which a gzip member ends early (bounds the
-/// memory a member holds while full states come fast).
-const GZIP_MEMBER_BYTES: u64 = 4 << 20;
-
-/// Wall time without a new frame after which the open gzip member is
-/// written anyway (the simulation waits for agents, or is stopped).
+/// Wall time without a new frame after which a gzip log's pending lines
+/// are flushed anyway (the simulation waits for agents, or is stopped).
 const GZIP_IDLE_FLUSH: Duration = Duration::from_secs(1);
 
 enum Sink {
     Plain(BufWriter<File>),
-    Gzip(GzipMembers),
+    Gzip(GzipStream),
     Memory(Box<dyn Write + Send>),
 }
 
-/// A gzip log being written: the file, and the member being compressed.
-struct GzipMembers {
-    file: File,
-    member: Option<GzEncoder<Vec<u8>>>,
-    /// Server time of the member's first line.
-    started: f32,
-    /// Uncompressed bytes in the member.
-    bytes: u64,
+/// A gzip log being written: one member, sync-flushed at least once a
+/// [`GZIP_FLUSH_SECS`].
+struct GzipStream {
+    encoder: GzEncoder<File>,
+    /// Server time of the last flush.
+    flushed_at: f32,
+    /// Whether lines were written since the last flush.
+    pending: bool,
 }
 
-impl GzipMembers {
+impl GzipStream {
+    fn new(file: File) -> GzipStream {
+        GzipStream {
+            // No name and mtime 0 in the header: identical logs for
+            // identical matches.
+            encoder: GzBuilder::new()
+                .mtime(0)
+                .write(file, Compression::default()),
+            flushed_at: 0.0,
+            pending: false,
+        }
+    }
+
     fn write_line(&mut self, line: &[u8], server_time: f32) -> io::Result<()> {
-        let member = match &mut self.member {
-            Some(m) => m,
-            None => {
-                self.started = server_time;
-                self.bytes = 0;
-                // No name and mtime 0 in the header: identical logs for
-                // identical matches.
-                self.member.insert(
-                    GzBuilder::new()
-                        .mtime(0)
-                        .write(Vec::with_capacity(64 * 1024), Compression::default()),
-                )
-            }
-        };
-        member.write_all(line)?;
-        self.bytes += line.len() as u64;
-        if server_time - self.started >= GZIP_MEMBER_SECS - 1e-3 || self.bytes >= GZIP_MEMBER_BYTES
-        {
-            self.end_member()?;
+        if !self.pending {
+            self.flushed_at = server_time;
+        }
+        self.encoder.write_all(line)?;
+        self.pending = true;
+        if server_time - self.flushed_at >= GZIP_FLUSH_SECS - 1e-3 {
+            self.flush()?;
         }
         Ok(())
     }
 
-    /// Completes the open member, if any, and writes it to the file with
-    /// one call.
-    fn end_member(&mut self) -> io::Result<()> {
-        if let Some(member) = self.member.take() {
-            let bytes = member.finish()?;
-            self.file.write_all(&bytes)?;
-            self.file.flush()?;
+    /// A sync flush: the deflate stream is byte-aligned and every line
+    /// written so far is in the file, decodable without what follows.
+    fn flush(&mut self) -> io::Result<()> {
+        if self.pending {
+            self.encoder.flush()?;
+            self.pending = false;
         }
         Ok(())
+    }
+
+    /// Ends the member (the deflate stream and the gzip trailer).
+    fn finish(&mut self) -> io::Result<()> {
+        self.encoder.try_finish()?;
+        self.encoder.get_mut().flush()
     }
 }
 
@@ -168,8 +171,8 @@ pub struct LogWriter {
 
 impl LogWriter {
     /// Creates (truncates) the log at `path`. With `cfg.log_compress` or a
-    /// path ending in `.gz`, the file is gzip (a member per
-    /// [`GZIP_MEMBER_SECS`]) and its name ends in `.gz` (appended when
+    /// path ending in `.gz`, the file is gzip (one member, flushed
+    /// at least every [`GZIP_FLUSH_SECS`]) and its name ends in `.gz` (appended when
     /// missing). `seed` goes into the first line.
     pub fn create(path: &Path, cfg: &MonitorConfig, seed: u64) -> Result<LogWriter, LogError> {
         let (path, gzip) = log_path(path, cfg.log_compress);
@@ -178,12 +181,7 @@ impl LogWriter {
             source,
         })?;
         let sink = if gzip {
-            Sink::Gzip(GzipMembers {
-                file,
-                member: None,
-                started: 0.0,
-                bytes: 0,
-            })
+            Sink::Gzip(GzipStream::new(file))
         } else {
             Sink::Plain(BufWriter::with_capacity(256 * 1024, file))
         };
@@ -268,11 +266,11 @@ impl LogWriter {
         Ok(kind)
     }
 
-    /// Writes what is buffered to the file: a gzip log's open member is
-    /// completed and written (the next line starts a new one).
+    /// Writes what is buffered to the file: a gzip log gets a sync flush
+    /// (its stream goes on with the next line).
     pub fn flush(&mut self) -> Result<(), LogError> {
         let result = match self.sink.as_mut() {
-            Some(Sink::Gzip(g)) => g.end_member(),
+            Some(Sink::Gzip(g)) => g.flush(),
             Some(Sink::Plain(w)) => w.flush(),
             Some(Sink::Memory(w)) => w.flush(),
             None => Ok(()),
@@ -284,7 +282,7 @@ impl LogWriter {
     }
 
     /// Ends the log: a final full state of `last` (when given), then the
-    /// last gzip member if compressed, and a flush. Returns what was
+    /// end of the gzip stream if compressed, and a flush. Returns what was
     /// written.
     pub fn finish(mut self, last: Option<&WorldSnapshot>) -> Result<LogStats, LogError> {
         if let Some(snap) = last {
@@ -300,7 +298,7 @@ impl LogWriter {
             source,
         };
         match self.sink.take() {
-            Some(Sink::Gzip(mut g)) => g.end_member().map_err(err)?,
+            Some(Sink::Gzip(mut g)) => g.finish().map_err(err)?,
             Some(Sink::Plain(mut w)) => w.flush().map_err(err)?,
             Some(Sink::Memory(mut w)) => w.flush().map_err(err)?,
             None => {}

@@ -8,11 +8,21 @@
 //! connection's kernel send buffer is fixed, so a slow viewer's backlog
 //! stays small: its sends block early and it skips to the newest picture
 //! instead of watching seconds-old ones.
+//!
+//! A connection that has not yet been answered (its client is still to
+//! send a complete request: a header-stalling "slowloris" client) holds
+//! its slot only while the slots last: when every slot is taken, the
+//! oldest such connection is closed for the newcomer, so stalled
+//! connections, however many, cannot keep the page from being served.
+//! Connections that were answered (page loads, viewers) are never closed
+//! for a newcomer.
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -23,13 +33,51 @@ use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
 use tracing::{debug, debug_span, Instrument};
 
 use crate::log_limit::SharedLogLimit;
 use crate::net::connections::Connections;
 
 /// How long a client may take to send a request's headers.
-const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A connection not yet answered, which a newcomer may displace.
+struct Unanswered {
+    /// Set by the connection's first write (the server has answered).
+    answered: Arc<AtomicBool>,
+    /// Closes the connection.
+    close: CancellationToken,
+}
+
+/// The connections not yet answered, oldest first.
+#[derive(Default)]
+struct Waiting(Mutex<VecDeque<Unanswered>>);
+
+impl Waiting {
+    fn push(&self, u: Unanswered) {
+        if let Ok(mut q) = self.0.lock() {
+            // Forget the answered and the closed.
+            q.retain(|u| !u.answered.load(Ordering::Relaxed) && !u.close.is_cancelled());
+            q.push_back(u);
+        }
+    }
+
+    /// Closes the oldest connection not yet answered; whether there was
+    /// one.
+    fn close_oldest(&self) -> bool {
+        let Ok(mut q) = self.0.lock() else {
+            return false;
+        };
+        while let Some(u) = q.pop_front() {
+            if !u.answered.load(Ordering::Relaxed) && !u.close.is_cancelled() {
+                u.close.cancel();
+                return true;
+            }
+        }
+        false
+    }
+}
 
 /// Serves `router` on `listener` until `shutdown` completes, with at most
 /// `max` connections open, each with a kernel send buffer of
@@ -45,15 +93,26 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) {
     let permits = Arc::new(Semaphore::new(max.max(1)));
+    let waiting = Waiting::default();
     tokio::pin!(shutdown);
     loop {
-        let permit = tokio::select! {
-            _ = &mut shutdown => break,
-            permit = permits.clone().acquire_owned() => match permit {
-                Ok(permit) => permit,
-                // Never closed.
-                Err(_) => break,
-            },
+        let permit = match permits.clone().try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(_) => {
+                // Every slot is taken: a connection still waiting for its
+                // request gives way (its slot comes back as it closes).
+                if waiting.close_oldest() {
+                    debug!("web slots full: the oldest connection without a request closed");
+                }
+                tokio::select! {
+                    _ = &mut shutdown => break,
+                    permit = permits.clone().acquire_owned() => match permit {
+                        Ok(permit) => permit,
+                        // Never closed.
+                        Err(_) => break,
+                    },
+                }
+            }
         };
         let (stream, peer) = tokio::select! {
             _ = &mut shutdown => break,
@@ -66,8 +125,15 @@ pub async fn serve(
                 debug!(cause = %e, "cannot set the send buffer");
             }
         }
+        let answered = Arc::new(AtomicBool::new(false));
+        let close = CancellationToken::new();
+        waiting.push(Unanswered {
+            answered: answered.clone(),
+            close: close.clone(),
+        });
         let io = TokioIo::new(LimitedStream {
             stream,
+            answered,
             _permit: permit,
         });
         let service = TowerToHyperService::new(router.clone());
@@ -82,6 +148,8 @@ pub async fn serve(
                 tokio::pin!(conn);
                 let served = tokio::select! {
                     served = conn.as_mut() => served,
+                    // Displaced before it was answered: nothing to finish.
+                    _ = close.cancelled() => Ok(()),
                     _ = stop.cancelled() => {
                         // Ends after the request in progress, if any.
                         conn.as_mut().graceful_shutdown();
@@ -91,6 +159,8 @@ pub async fn serve(
                 if let Err(e) = served {
                     debug!(cause = %e, "HTTP connection ended with an error");
                 }
+                // Ended: no longer one a newcomer could displace.
+                close.cancel();
             }
             .instrument(debug_span!("http", %peer)),
         );
@@ -101,6 +171,8 @@ pub async fn serve(
 /// when the WebSocket closes).
 struct LimitedStream {
     stream: TcpStream,
+    /// Set at the first write: the connection has been answered.
+    answered: Arc<AtomicBool>,
     _permit: OwnedSemaphorePermit,
 }
 
@@ -120,6 +192,7 @@ impl AsyncWrite for LimitedStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
+        self.answered.store(true, Ordering::Relaxed);
         Pin::new(&mut self.stream).poll_write(cx, buf)
     }
 
@@ -136,6 +209,7 @@ impl AsyncWrite for LimitedStream {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
+        self.answered.store(true, Ordering::Relaxed);
         Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
     }
 

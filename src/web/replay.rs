@@ -63,6 +63,15 @@ pub struct ReplayLog {
     pub skipped: usize,
 }
 
+/// Bytes of frames the player holds at most, counted as their encoded
+/// size and [`FRAME_OVERHEAD`] each: a longer log is played up to there,
+/// with a warning.
+pub const MAX_FRAME_BYTES: usize = 160 << 20;
+
+/// What a frame costs beyond its encoded bytes while the log is read:
+/// its entries in the two frame lists and the allocator's rounding.
+const FRAME_OVERHEAD: usize = 128;
+
 /// Reads a log file (plain or gzip).
 pub fn load(
     path: &Path,
@@ -104,7 +113,19 @@ pub fn read(
     let mut frames = Vec::new();
     let mut skipped = 0;
     let mut raw = Vec::with_capacity(256 * 1024);
+    let mut held = 0usize;
+    let mut lines = 0usize;
     loop {
+        if held > MAX_FRAME_BYTES {
+            tracing::warn!(
+                frames = frames.len(),
+                lines,
+                limit_mib = MAX_FRAME_BYTES >> 20,
+                "match log longer than the player holds: played up to this line, the rest \
+                 left out"
+            );
+            break;
+        }
         raw.clear();
         match reader.read_until(b'\n', &mut raw) {
             Ok(0) => break,
@@ -115,8 +136,14 @@ pub fn read(
                 tracing::warn!(cause = %e, "match log ends in a damaged block");
                 break;
             }
-            Err(e) => return Err(e),
+            Err(e) => {
+                return Err(std::io::Error::new(
+                    e.kind(),
+                    format!("line {}: {e}", lines + 1),
+                ))
+            }
         }
+        lines += 1;
         let Ok(line) = std::str::from_utf8(&raw) else {
             skipped += 1;
             continue;
@@ -150,7 +177,9 @@ pub fn read(
         }
         let seq = u32::try_from(frames.len()).unwrap_or(u32::MAX);
         let view = scene_view(&scene, shapes, seq);
-        frames.push((scene.game.time, view.to_bytes()));
+        let bytes = view.to_bytes();
+        held += bytes.len() + FRAME_OVERHEAD;
+        frames.push((scene.game.time, bytes));
     }
     let count = u32::try_from(frames.len()).unwrap_or(u32::MAX);
     let times: Vec<f32> = frames.iter().map(|(t, _)| *t).collect();

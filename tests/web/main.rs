@@ -11,4 +11,5 @@ mod harness;
 mod origin;
 mod pixels;
 mod shutdown;
+mod stall;
 mod stream;

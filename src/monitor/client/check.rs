@@ -5,7 +5,12 @@ use std::collections::BTreeMap;
 
 use super::{invalid, ClientError, TrackedScene};
 use crate::monitor::frame::FrameKind;
-use crate::monitor::sexp::{parse_all, Node};
+use crate::monitor::sexp::{parse_limited, Node};
+
+/// Atoms and lists one monitor message may hold (an 11 v 11 full state
+/// has about 20,000): a longer line is refused before it is held as a
+/// tree.
+pub const MAX_MESSAGE_NODES: usize = 200_000;
 use crate::rules::PlayMode;
 
 /// What [`check_log`] found in a valid log.
@@ -26,24 +31,36 @@ pub struct LogCheck {
 /// 1 a full state, every line valid for RoboViz, every delta fitting the
 /// previous full state. Errors name the line (`line 12: ...`).
 pub fn check_log(text: &str) -> Result<LogCheck, ClientError> {
-    if text.is_empty() {
-        return Err(invalid("empty log"));
-    }
-    if !text.ends_with('\n') {
+    if !text.is_empty() && !text.ends_with('\n') {
         return Err(invalid("the log does not end with a complete line"));
     }
-    let mut scene = TrackedScene::default();
-    let mut check = LogCheck {
-        lines: 0,
-        full_states: 0,
-        seed: None,
-        last: TrackedScene::default(),
-    };
-    for (i, line) in text[..text.len() - 1].split('\n').enumerate() {
+    let mut checker = LogChecker::default();
+    if !text.is_empty() {
+        for line in text[..text.len() - 1].split('\n') {
+            checker.line(line)?;
+        }
+    }
+    checker.finish()
+}
+
+/// [`check_log`] one line at a time, for logs read as a stream: memory is
+/// one line and the scene, whatever the length of the log.
+#[derive(Debug, Default)]
+pub struct LogChecker {
+    scene: TrackedScene,
+    lines: usize,
+    full_states: usize,
+    seed: Option<u64>,
+}
+
+impl LogChecker {
+    /// Checks and applies the next line (without its `\n`).
+    pub fn line(&mut self, line: &str) -> Result<(), ClientError> {
+        let n = self.lines + 1;
         let at = |e: ClientError| match e {
-            ClientError::Invalid(m) => invalid(format!("line {}: {m}", i + 1)),
-            ClientError::Shape(m) => ClientError::Shape(format!("line {}: {m}", i + 1)),
-            other => invalid(format!("line {}: {other}", i + 1)),
+            ClientError::Invalid(m) => invalid(format!("line {n}: {m}")),
+            ClientError::Shape(m) => ClientError::Shape(format!("line {n}: {m}")),
+            other => invalid(format!("line {n}: {other}")),
         };
         if line.is_empty() {
             return Err(at(invalid("blank line")));
@@ -51,20 +68,41 @@ pub fn check_log(text: &str) -> Result<LogCheck, ClientError> {
         if line.starts_with('[') {
             return Err(at(invalid("line starts with `[`")));
         }
-        let kind = scene.apply(line).map_err(at)?;
-        if i == 0 {
+        let kind = self.scene.apply(line).map_err(at)?;
+        if n == 1 {
             if kind != FrameKind::Full {
                 return Err(at(invalid("the first line is not a full state")));
             }
-            check.seed = scene.environment.get("seed").and_then(|s| s.parse().ok());
+            self.seed = self
+                .scene
+                .environment
+                .get("seed")
+                .and_then(|s| s.parse().ok());
         }
-        check.lines += 1;
+        self.lines = n;
         if kind == FrameKind::Full {
-            check.full_states += 1;
+            self.full_states += 1;
         }
+        Ok(())
     }
-    check.last = scene;
-    Ok(check)
+
+    /// Lines checked so far.
+    pub fn lines(&self) -> usize {
+        self.lines
+    }
+
+    /// What the log held; an error if it held no line.
+    pub fn finish(self) -> Result<LogCheck, ClientError> {
+        if self.lines == 0 {
+            return Err(invalid("empty log"));
+        }
+        Ok(LogCheck {
+            lines: self.lines,
+            full_states: self.full_states,
+            seed: self.seed,
+            last: self.scene,
+        })
+    }
 }
 
 /// Checks one message against the rules RoboViz depends on
@@ -88,7 +126,7 @@ pub fn validate_message(text: &str) -> Result<FrameKind, ClientError> {
     {
         return Err(invalid(format!("whitespace after `(` at byte {i}")));
     }
-    let (parts, err) = parse_all(text);
+    let (parts, err) = parse_limited(text, MAX_MESSAGE_NODES);
     if let Some(e) = err {
         return Err(invalid(format!("unbalanced: {e}")));
     }
@@ -124,9 +162,11 @@ pub fn validate_message(text: &str) -> Result<FrameKind, ClientError> {
     Ok(kind)
 }
 
+/// A finite number that stays finite as an `f32` (what RoboViz and the
+/// scene reader hold): `1e39` is not one.
 pub(super) fn is_number(s: &str) -> bool {
     let lower = s.to_ascii_lowercase();
-    !lower.contains("nan") && !lower.contains("inf") && s.parse::<f64>().is_ok()
+    !lower.contains("nan") && !lower.contains("inf") && s.parse::<f32>().is_ok_and(f32::is_finite)
 }
 
 pub(super) fn is_int(s: &str) -> bool {

@@ -37,7 +37,7 @@ use tokio_util::codec::{FramedRead, LengthDelimitedCodec};
 mod check;
 mod scene;
 
-pub use check::{check_log, is_roboviz_mesh, validate_message, LogCheck};
+pub use check::{check_log, is_roboviz_mesh, validate_message, LogCheck, LogChecker};
 pub use scene::{GameView, NodeKind, RobotView, SceneNode, TrackedScene};
 
 use super::frame::FrameKind;

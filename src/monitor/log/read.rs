@@ -2,7 +2,8 @@
 //!
 //! The one place that opens a log for `check-log` and the log player. Gzip
 //! is recognised by its magic bytes, whatever the file is called, and may
-//! hold any number of members (the server writes one a second). A log whose
+//! hold any number of members; the reader counts them, since the server
+//! writes one and RoboViz reads only the first. A log whose
 //! writer was killed can end in the middle of a line or of a gzip member:
 //! that tail is left out and reported ([`LogTail`]), everything before it
 //! is read.
@@ -11,11 +12,59 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::path::Path;
 
-use flate2::bufread::MultiGzDecoder;
+use flate2::bufread::GzDecoder;
 
-/// A line longer than this is not a monitor message: reading stops with
-/// an error instead of buffering without end.
-const MAX_LINE: usize = 64 << 20;
+/// A line longer than this is not a monitor message (an 11 v 11 full
+/// state is about 100 kB): reading stops with an error instead of
+/// buffering without end.
+pub const MAX_LINE: usize = 4 << 20;
+
+type Source = BufReader<Box<dyn Read + Send>>;
+
+/// The members of a gzip file, decompressed one after the other.
+struct GzMembers {
+    /// The member being read; `None` once the input is exhausted.
+    decoder: Option<GzDecoder<Source>>,
+    /// Members started so far.
+    members: u64,
+}
+
+impl Read for GzMembers {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(decoder) = self.decoder.as_mut() else {
+                return Ok(0);
+            };
+            let n = decoder.read(out)?;
+            if n > 0 || out.is_empty() {
+                return Ok(n);
+            }
+            // The member ended (its trailer was read): another follows
+            // if any input is left.
+            let mut rest = self.decoder.take().map(GzDecoder::into_inner);
+            if let Some(source) = rest.as_mut() {
+                if !source.fill_buf()?.is_empty() {
+                    self.members += 1;
+                    self.decoder = rest.map(GzDecoder::new);
+                }
+            }
+        }
+    }
+}
+
+enum Inner {
+    Plain(Box<dyn Read + Send>),
+    Gzip(Box<GzMembers>),
+}
+
+impl Read for Inner {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Inner::Plain(r) => r.read(out),
+            Inner::Gzip(g) => g.read(out),
+        }
+    }
+}
 
 /// How a log file ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +99,7 @@ impl LogTail {
 /// read or decompression error (damaged data inside the file) is returned
 /// as an error.
 pub struct LogReader {
-    inner: Box<dyn Read + Send>,
+    inner: Inner,
     gzip: bool,
     buf: Vec<u8>,
     /// Start of the bytes not yet consumed.
@@ -71,14 +120,14 @@ impl LogReader {
         let mut magic = Vec::with_capacity(2);
         (&mut source).take(2).read_to_end(&mut magic)?;
         let gzip = magic == [0x1f, 0x8b];
-        let whole = Cursor::new(magic).chain(source);
-        let inner: Box<dyn Read + Send> = if gzip {
-            Box::new(MultiGzDecoder::new(BufReader::with_capacity(
-                64 * 1024,
-                whole,
-            )))
+        let whole: Box<dyn Read + Send> = Box::new(Cursor::new(magic).chain(source));
+        let inner = if gzip {
+            Inner::Gzip(Box::new(GzMembers {
+                decoder: Some(GzDecoder::new(BufReader::with_capacity(64 * 1024, whole))),
+                members: 1,
+            }))
         } else {
-            Box::new(whole)
+            Inner::Plain(whole)
         };
         Ok(LogReader {
             inner,
@@ -93,6 +142,15 @@ impl LogReader {
     /// Whether the file is gzip.
     pub fn is_gzip(&self) -> bool {
         self.gzip
+    }
+
+    /// Gzip members begun so far (0 for a plain log). More than one is a
+    /// file RoboViz replays only the first member of.
+    pub fn gzip_members(&self) -> u64 {
+        match &self.inner {
+            Inner::Plain(_) => 0,
+            Inner::Gzip(g) => g.members,
+        }
     }
 
     /// How the file ended; `None` until the reader has reached its end.
@@ -219,10 +277,15 @@ mod tests {
         let mut bytes = member("a\nb\n");
         bytes.extend(member("c\n"));
         bytes.extend(member("d\ne\n"));
-        let (l, tail, gz) = lines(bytes);
-        assert!(gz);
+        let mut r = LogReader::new(std::io::Cursor::new(bytes)).unwrap();
+        let l: Vec<String> = (&mut r).lines().map(|l| l.unwrap()).collect();
+        assert!(r.is_gzip());
         assert_eq!(l, ["a", "b", "c", "d", "e"]);
-        assert_eq!(tail, Some(LogTail::Complete));
+        assert_eq!(r.tail(), Some(LogTail::Complete));
+        assert_eq!(r.gzip_members(), 3);
+        let mut one = LogReader::new(std::io::Cursor::new(member("a\n"))).unwrap();
+        assert_eq!(one.read_text().unwrap(), "a\n");
+        assert_eq!(one.gzip_members(), 1);
     }
 
     #[test]

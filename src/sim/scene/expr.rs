@@ -10,6 +10,7 @@ pub(super) fn eval_expr(lib: &SceneLibrary, text: &str) -> Result<String, String
     let mut p = ExprParser {
         toks: &toks,
         pos: 0,
+        depth: 0,
         lib,
     };
     let v = p.expr()?;
@@ -93,9 +94,15 @@ enum EVal {
     Text(String),
 }
 
+/// Nesting of parentheses and signs an expression may use: the parser
+/// recurses over it.
+const MAX_EXPR_DEPTH: usize = 200;
+
 struct ExprParser<'a> {
     toks: &'a [Tok],
     pos: usize,
+    /// Current nesting of `unary` calls.
+    depth: usize,
     lib: &'a SceneLibrary,
 }
 
@@ -154,6 +161,16 @@ impl ExprParser<'_> {
     }
 
     fn unary(&mut self) -> Result<EVal, String> {
+        if self.depth >= MAX_EXPR_DEPTH {
+            return Err(format!("nested more than {MAX_EXPR_DEPTH} levels deep"));
+        }
+        self.depth += 1;
+        let v = self.unary_inner();
+        self.depth -= 1;
+        v
+    }
+
+    fn unary_inner(&mut self) -> Result<EVal, String> {
         if self.eat('-') {
             return Ok(EVal::Num(-Self::num(self.unary()?)?));
         }

@@ -9,9 +9,14 @@ use std::sync::Arc;
 use nalgebra::Isometry3;
 
 use super::expr::eval_expr;
+use super::limits::{
+    dir_key, Budget, MAX_FILES, MAX_FILE_BYTES, MAX_IMPORTS, MAX_LEVELS, MAX_NODES,
+    MAX_TOTAL_BYTES, MAX_VALUE_BYTES,
+};
 use super::sexp::{parse_sexps, Sexp};
 use super::tree::{apply_call, fmt_num, Call, SceneNode, SceneTree};
 use super::{at, SceneError};
+use crate::input_file::read_regular;
 
 /// A value of a data table.
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -92,34 +97,62 @@ impl SceneLibrary {
     }
 
     /// The `*.rsg` and `*.ron` files below `dir` as (path relative to
-    /// `dir` with `/` separators, text), sorted by path.
+    /// `dir` with `/` separators, text), sorted by path. Each directory is
+    /// walked once, however symlinks lead back to it; only regular files
+    /// of at most [`MAX_FILE_BYTES`] are read, at most [`MAX_FILES`] of
+    /// them and [`MAX_TOTAL_BYTES`] in all: a FIFO, a device, a symlink
+    /// loop or an oversized file is an error naming it.
     pub fn read_dir(dir: &Path) -> Result<Vec<(String, String)>, SceneError> {
         let mut out = Vec::new();
         let mut pending = vec![dir.to_path_buf()];
+        let mut seen_dirs = std::collections::BTreeSet::new();
+        let mut total = 0u64;
+        let io = |path: &Path, source| SceneError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         while let Some(d) = pending.pop() {
-            let rd = std::fs::read_dir(&d).map_err(|source| SceneError::Io {
-                path: d.clone(),
-                source,
-            })?;
+            let meta = std::fs::metadata(&d).map_err(|e| io(&d, e))?;
+            if !seen_dirs.insert(dir_key(&meta, &d)) {
+                continue;
+            }
+            let rd = std::fs::read_dir(&d).map_err(|e| io(&d, e))?;
             for e in rd {
-                let p = e
-                    .map_err(|source| SceneError::Io {
-                        path: d.clone(),
-                        source,
-                    })?
-                    .path();
-                if p.is_dir() {
+                let p = e.map_err(|e| io(&d, e))?.path();
+                let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+                let scene_file = ext == "rsg" || ext == "ron";
+                // Follows symlinks: a loop is an error here, for a file
+                // name the library reads (others are skipped).
+                let meta = match std::fs::metadata(&p) {
+                    Ok(m) => m,
+                    Err(e) if scene_file => return Err(io(&p, e)),
+                    Err(_) => continue,
+                };
+                if meta.is_dir() {
                     pending.push(p);
                     continue;
                 }
-                let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-                if ext != "rsg" && ext != "ron" {
+                if !scene_file {
                     continue;
                 }
-                let text = std::fs::read_to_string(&p).map_err(|source| SceneError::Io {
-                    path: p.clone(),
-                    source,
-                })?;
+                if out.len() >= MAX_FILES {
+                    return Err(io(
+                        &p,
+                        std::io::Error::other(format!(
+                            "more than {MAX_FILES} scene files in the directory"
+                        )),
+                    ));
+                }
+                let text = read_regular(&p, MAX_FILE_BYTES).map_err(|e| io(&p, e))?;
+                total += text.len() as u64;
+                if total > MAX_TOTAL_BYTES {
+                    return Err(io(
+                        &p,
+                        std::io::Error::other(format!(
+                            "the scene files hold more than {MAX_TOTAL_BYTES} bytes in all"
+                        )),
+                    ));
+                }
                 let rel = p
                     .strip_prefix(dir)
                     .unwrap_or(&p)
@@ -165,10 +198,12 @@ impl SceneLibrary {
                 line: 0,
             }],
         };
-        self.import(&mut tree, 0, path, args, None, 0)?;
+        let mut budget = Budget::default();
+        self.import(&mut tree, 0, path, args, None, 0, 0, &mut budget)?;
         Ok(tree)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn import(
         &self,
         tree: &mut SceneTree,
@@ -177,7 +212,19 @@ impl SceneLibrary {
         args: &[String],
         from: Option<(&Arc<str>, usize)>,
         depth: usize,
+        level: usize,
+        budget: &mut Budget,
     ) -> Result<(), SceneError> {
+        if let Some((f, l)) = from {
+            budget.imports += 1;
+            if budget.imports > MAX_IMPORTS {
+                return Err(at(
+                    f,
+                    l,
+                    format!("importScene: more than {MAX_IMPORTS} imports in one scene"),
+                ));
+            }
+        }
         let sexps = match self.files.get(path) {
             Some(s) => s.clone(),
             None => {
@@ -237,11 +284,12 @@ impl SceneLibrary {
             ));
         }
         for st in &body {
-            self.statement(tree, node, st, &mut env, depth)?;
+            self.statement(tree, node, st, &mut env, depth, level, budget)?;
         }
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn statement(
         &self,
         tree: &mut SceneTree,
@@ -249,7 +297,17 @@ impl SceneLibrary {
         st: &Sexp,
         env: &mut Env,
         depth: usize,
+        level: usize,
+        budget: &mut Budget,
     ) -> Result<(), SceneError> {
+        budget.step(&env.file, st.line())?;
+        if level > MAX_LEVELS {
+            return Err(at(
+                &env.file,
+                st.line(),
+                format!("statements nested more than {MAX_LEVELS} levels deep"),
+            ));
+        }
         let (items, line) = match st {
             Sexp::List(items, line) => (items, *line),
             Sexp::Atom(a, line) => {
@@ -299,7 +357,7 @@ impl SceneLibrary {
                     Sexp::Atom(a, _) if a.starts_with('$') => a.clone(),
                     _ => return Err(at(&env.file, line, "def: the name must start with '$'")),
                 };
-                let v = self.value(&rest[1], env)?;
+                let v = self.value(&rest[1], env, budget)?;
                 env.vars.insert(name, v);
             }
             "nd" | "node" => {
@@ -313,6 +371,13 @@ impl SceneLibrary {
                     .map(|n| n.world)
                     .unwrap_or_else(Isometry3::identity);
                 let idx = tree.nodes.len();
+                if idx >= MAX_NODES {
+                    return Err(at(
+                        &env.file,
+                        line,
+                        format!("the scene has more than {MAX_NODES} nodes"),
+                    ));
+                }
                 tree.nodes.push(SceneNode {
                     class,
                     name: None,
@@ -328,12 +393,12 @@ impl SceneLibrary {
                     p.children.push(idx);
                 }
                 for st in &rest[1..] {
-                    self.statement(tree, idx, st, env, depth)?;
+                    self.statement(tree, idx, st, env, depth, level + 1, budget)?;
                 }
             }
             "switch" => {
                 let value = match rest.first() {
-                    Some(v) => self.value(v, env)?,
+                    Some(v) => self.value(v, env, budget)?,
                     None => return Err(at(&env.file, line, "switch: missing value")),
                 };
                 for case in &rest[1..] {
@@ -347,10 +412,18 @@ impl SceneLibrary {
                             ))
                         }
                     };
-                    let label = self.value(&citems[0], env)?;
+                    let label = self.value(&citems[0], env, budget)?;
                     if label == value {
                         let _ = cline;
-                        return self.statement(tree, node, &citems[1], env, depth);
+                        return self.statement(
+                            tree,
+                            node,
+                            &citems[1],
+                            env,
+                            depth,
+                            level + 1,
+                            budget,
+                        );
                     }
                 }
                 return Err(at(
@@ -362,19 +435,28 @@ impl SceneLibrary {
             "importScene" => {
                 let mut vals = Vec::new();
                 for r in rest {
-                    vals.push(self.value(r, env)?);
+                    vals.push(self.value(r, env, budget)?);
                 }
                 if vals.is_empty() {
                     return Err(at(&env.file, line, "importScene: missing file name"));
                 }
                 let path = vals.remove(0);
                 let file = env.file.clone();
-                self.import(tree, node, &path, &vals, Some((&file, line)), depth + 1)?;
+                self.import(
+                    tree,
+                    node,
+                    &path,
+                    &vals,
+                    Some((&file, line)),
+                    depth + 1,
+                    level + 1,
+                    budget,
+                )?;
             }
             method => {
                 let mut args = Vec::new();
                 for r in rest {
-                    args.push(self.value(r, env)?);
+                    args.push(self.value(r, env, budget)?);
                 }
                 let call = Call {
                     method: method.to_string(),
@@ -388,8 +470,27 @@ impl SceneLibrary {
         Ok(())
     }
 
-    /// Evaluates one argument to text.
-    fn value(&self, v: &Sexp, env: &Env) -> Result<String, SceneError> {
+    /// Evaluates one argument to text, of at most [`MAX_VALUE_BYTES`].
+    fn value(&self, v: &Sexp, env: &Env, budget: &mut Budget) -> Result<String, SceneError> {
+        budget.step(&env.file, v.line())?;
+        let text = self.value_unchecked(v, env, budget)?;
+        budget.bytes(text.len(), &env.file, v.line())?;
+        if text.len() > MAX_VALUE_BYTES {
+            return Err(at(
+                &env.file,
+                v.line(),
+                format!("a value longer than {MAX_VALUE_BYTES} bytes"),
+            ));
+        }
+        Ok(text)
+    }
+
+    fn value_unchecked(
+        &self,
+        v: &Sexp,
+        env: &Env,
+        budget: &mut Budget,
+    ) -> Result<String, SceneError> {
         match v {
             Sexp::Atom(a, line) => env.subst(a, *line),
             Sexp::List(items, line) => {
@@ -398,8 +499,17 @@ impl SceneLibrary {
                     _ => return Err(at(&env.file, *line, "expected (eval ...) or (join ...)")),
                 };
                 let mut parts = Vec::new();
+                let mut len = 0;
                 for it in &items[1..] {
-                    let t = self.value(it, env)?;
+                    let t = self.value(it, env, budget)?;
+                    len += t.len() + 3;
+                    if len > MAX_VALUE_BYTES {
+                        return Err(at(
+                            &env.file,
+                            *line,
+                            format!("a value longer than {MAX_VALUE_BYTES} bytes"),
+                        ));
+                    }
                     // Nested evals group: keep them as one operand.
                     let grouped = head == "eval"
                         && matches!(it, Sexp::List(l, _) if matches!(l.first(), Some(Sexp::Atom(h, _)) if h == "eval"));

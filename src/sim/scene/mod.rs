@@ -12,11 +12,12 @@
 
 mod expr;
 mod library;
+pub mod limits;
 mod sexp;
 mod tree;
 
 pub use library::SceneLibrary;
-pub use sexp::{parse_sexps, Sexp};
+pub use sexp::{parse_sexps, Sexp, MAX_NESTING};
 pub use tree::{parse_num, Call, SceneNode, SceneTree};
 
 use std::path::PathBuf;

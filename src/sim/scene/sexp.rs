@@ -37,6 +37,10 @@ impl Sexp {
     }
 }
 
+/// Nesting of lists a scene file may use (the Nao's files use under 10):
+/// the expansion recurses over it, and a bound here bounds its stack.
+pub const MAX_NESTING: usize = 100;
+
 /// Parses scene text into its top-level expressions.
 pub fn parse_sexps(file: &Arc<str>, text: &str) -> Result<Vec<Sexp>, SceneError> {
     let mut stack: Vec<(Vec<Sexp>, usize)> = vec![(Vec::new(), 1)];
@@ -54,7 +58,16 @@ pub fn parse_sexps(file: &Arc<str>, text: &str) -> Result<Vec<Sexp>, SceneError>
                     }
                 }
             }
-            '(' => stack.push((Vec::new(), line)),
+            '(' => {
+                if stack.len() > MAX_NESTING {
+                    return Err(at(
+                        file,
+                        line,
+                        format!("lists nested more than {MAX_NESTING} levels deep"),
+                    ));
+                }
+                stack.push((Vec::new(), line));
+            }
             ')' => {
                 let (items, start) = match stack.pop() {
                     Some(v) if !stack.is_empty() => v,
