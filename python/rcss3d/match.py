@@ -375,6 +375,7 @@ def run_trial(
     sync: bool = True,
     seed: int = 0,
     config: Union[Mapping[str, Any], PathLike, None] = None,
+    half_time: Optional[float] = None,
     wall_clock_limit: float = 300.0,
     workdir: Optional[PathLike] = None,
     host: str = "127.0.0.1",
@@ -388,7 +389,7 @@ def run_trial(
     drives the trial through the monitor and returns its value, kept in
     :attr:`MatchResult.value`) or a wait until ``until(game_state)`` holds,
     the server stops, or ``wall_clock_limit`` passes. Every process is
-    stopped afterwards.
+    stopped afterwards. The other arguments are those of :func:`run_match`.
     """
 
     def step(monitor: Monitor, server: Server, now: float) -> bool:
@@ -398,7 +399,7 @@ def run_trial(
         _as_list(agent),
         sync=sync,
         seed=seed,
-        config=config,
+        config=_with_half_time(config, half_time),
         wall_clock_limit=wall_clock_limit,
         workdir=workdir,
         host=host,

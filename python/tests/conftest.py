@@ -11,8 +11,11 @@ is set (CI sets it: there a missing team program is a failure).
 
 from __future__ import annotations
 
+import atexit
 import os
+import secrets
 import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Iterable, List, Optional
@@ -20,6 +23,16 @@ from typing import Iterable, List, Optional
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+
+# Ray, for the batch tests, set before Ray is imported (it reads these at
+# import): no usage report; token authentication with a token of this
+# test session, not one written to ~/.ray.
+_RAY_DIR = Path(tempfile.mkdtemp(prefix="rcss3d-ray-auth-"))
+(_RAY_DIR / "auth_token").write_text(secrets.token_hex(32))
+atexit.register(shutil.rmtree, _RAY_DIR, True)
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+os.environ.setdefault("RAY_AUTH_MODE", "token")
+os.environ.setdefault("RAY_AUTH_TOKEN_PATH", str(_RAY_DIR / "auth_token"))
 
 
 def _find_loadgen() -> Optional[Path]:

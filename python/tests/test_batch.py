@@ -73,12 +73,6 @@ wall_clock_limit = 30
 ray = pytest.importorskip("ray", reason="rcss3d[ray] not installed")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _check_batch(results: list, names: List[str], out: Path) -> None:
     assert [r.name for r in results] == names
     for r in results:
@@ -175,12 +169,25 @@ def _ray_start(args: List[str], env: Dict[str, str]) -> None:
     assert out.returncode == 0, f"ray start {args}: {out.stdout}\n{out.stderr}"
 
 
+#: Each node on its own loopback address: the driver attaches to the head
+#: node's raylet by address, and Ray rewrites only 127.0.0.1 and localhost
+#: to the machine's routable address.
+NODE_IP = {"head": "127.0.0.2", "second": "127.0.0.3"}
+
+
+def _free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
 def _node_args(tag: str) -> List[str]:
-    """Ports of one node, all picked free (two nodes share the machine)."""
-    ports = [_free_port() for _ in range(6)]
+    """Address and ports of one node, the ports picked free."""
+    ip = NODE_IP[tag]
+    ports = [_free_port(ip) for _ in range(6)]
     lo = 20000 + (os.getpid() % 200) * 100 + (0 if tag == "head" else 50)
     return [
-        "--node-ip-address=127.0.0.1",
+        f"--node-ip-address={ip}",
         f"--node-manager-port={ports[0]}",
         f"--object-manager-port={ports[1]}",
         f"--dashboard-agent-listen-port={ports[2]}",
@@ -199,26 +206,25 @@ def _node_args(tag: str) -> List[str]:
 def two_node_cluster() -> Iterator[Dict[str, object]]:
     temp = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))
     env = dict(os.environ)
-    env["RAY_USAGE_STATS_ENABLED"] = "0"
     # Node failure is detected within a few seconds.
     env["RAY_health_check_period_ms"] = "1000"
     env["RAY_health_check_failure_threshold"] = "3"
-    port = _free_port()
+    head = NODE_IP["head"]
+    port = _free_port(head)
     try:
         _ray_start(
             [
                 "--head",
                 f"--port={port}",
-                f"--ray-client-server-port={_free_port()}",
+                f"--ray-client-server-port={_free_port(head)}",
                 "--include-dashboard=false",
                 f"--temp-dir={temp}",
                 *_node_args("head"),
             ],
             env,
         )
-        address = f"127.0.0.1:{port}"
-        # The driver attaches to the head node's raylet: the only one yet.
-        ray.init(address=address, log_to_driver=False)
+        address = f"{head}:{port}"
+        ray.init(address=address, _node_ip_address=head, log_to_driver=False)
         _ray_start([f"--address={address}", *_node_args("second")], env)
         deadline = time.monotonic() + 60
         while len([n for n in ray.nodes() if n["Alive"]]) < 2:
@@ -243,6 +249,7 @@ def two_node_cluster() -> Iterator[Dict[str, object]]:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        assert wait_gone(left, 10.0) == [], "Ray processes of the test cluster survived SIGKILL"
         shutil.rmtree(temp, ignore_errors=True)
 
 
