@@ -307,9 +307,9 @@ def load_spec(path: Union[str, "os.PathLike[str]"]) -> "tuple[List[Spec], Dict[s
     ``resources``, ``runtime_env``). Raises :class:`ValueError` naming the
     file and the entry for a bad entry."""
     try:
-        import tomllib  # type: ignore[import-not-found]
+        import tomllib  # type: ignore[import-not-found,unused-ignore]
     except ImportError:  # Python < 3.11
-        import tomli as tomllib  # type: ignore[no-redef]
+        import tomli as tomllib  # type: ignore[no-redef,unused-ignore]
     text = Path(path).read_bytes()
     try:
         data = tomllib.loads(text.decode("utf-8"))

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, Any, Mapping, Optional, Sequence, Type, Union
+from typing import IO, TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Type, Union
 
 from ._binary import server_binary
 from .ron import to_ron
@@ -103,7 +103,7 @@ class Results:
             raw=dict(obj),
         )
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> Dict[str, Any]:
         """The results as the server wrote them (JSON types)."""
         return dict(self.raw)
 
@@ -223,7 +223,7 @@ class Server:
 
     # -- life cycle -------------------------------------------------------
 
-    def command(self) -> list:
+    def command(self) -> List[str]:
         """The command line :meth:`start` runs."""
         assert self.workdir is not None
         cmd = [
