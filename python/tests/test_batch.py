@@ -89,7 +89,9 @@ def _check_batch(results: list, names: List[str], out: Path) -> None:
     assert [s["name"] for s in summary] == names and all(s["ok"] for s in summary)
 
 
-def test_two_matches_on_a_local_ray(loadgen: Path, tmp_path: Path) -> None:
+def test_two_matches_on_a_local_ray(
+    loadgen: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     specs = [
         MatchSpec(
             f"m{i}",
@@ -105,11 +107,15 @@ def test_two_matches_on_a_local_ray(loadgen: Path, tmp_path: Path) -> None:
     from rcss3d.batch import run_batch
 
     tmp = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))
+    # Ray's processes inherit the marker: what outlives ray.shutdown() is
+    # stopped by pid.
+    monkeypatch.setenv("RCSS3D_TEST_RAY_CLUSTER", str(tmp))
     try:
         ray.init(num_cpus=2, include_dashboard=False, _temp_dir=str(tmp), log_to_driver=False)
         results = run_batch(specs, num_cpus=1, out_dir=tmp_path / "out")
     finally:
         ray.shutdown()
+        _stop_marked(f"RCSS3D_TEST_RAY_CLUSTER={tmp}")
         shutil.rmtree(tmp, ignore_errors=True)
     _check_batch(results, ["m0", "m1"], tmp_path / "out")
     assert [r.results["seed"] for r in results] == [100, 101]
@@ -132,6 +138,43 @@ def _processes_with(text: str) -> List[int]:
         if text in cmd:
             out.append(int(name))
     return out
+
+
+def _processes_in_env(entry: str) -> List[int]:
+    """Pids whose environment holds ``entry`` (``NAME=value``): the
+    processes of a Ray node rename themselves, but keep the environment
+    they were started with."""
+    want = entry.encode()
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if want in env:
+            out.append(int(name))
+    return out
+
+
+def _stop_marked(marker: str) -> None:
+    """Stops every process whose environment holds ``marker``, by pid:
+    SIGTERM, then SIGKILL what is left after 10 s."""
+    ours = set(_processes_in_env(marker))
+    for pid in ours:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    left = wait_gone(ours, 10.0)
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert wait_gone(left, 10.0) == [], f"processes {left} survived SIGKILL"
 
 
 def _ppid(pid: int) -> Optional[int]:
@@ -206,6 +249,11 @@ def _node_args(tag: str) -> List[str]:
 def two_node_cluster() -> Iterator[Dict[str, object]]:
     temp = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))
     env = dict(os.environ)
+    # Marks every process of this cluster, for the cleanup; the tasks'
+    # temporary directories (left behind by a killed node) go with it.
+    marker = f"RCSS3D_TEST_RAY_CLUSTER={temp}"
+    env["RCSS3D_TEST_RAY_CLUSTER"] = str(temp)
+    env["TMPDIR"] = str(temp)
     # Node failure is detected within a few seconds.
     env["RAY_health_check_period_ms"] = "1000"
     env["RAY_health_check_failure_threshold"] = "3"
@@ -235,21 +283,7 @@ def two_node_cluster() -> Iterator[Dict[str, object]]:
         yield {"address": address, "temp": temp, "second_node": second[0]["NodeID"]}
     finally:
         ray.shutdown()
-        # Stop every process of this cluster (their command lines name its
-        # temporary directory or its session), by pid.
-        ours = set(_processes_with(str(temp)))
-        for pid in ours:
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        left = wait_gone(ours, 10.0)
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        assert wait_gone(left, 10.0) == [], "Ray processes of the test cluster survived SIGKILL"
+        _stop_marked(marker)
         shutil.rmtree(temp, ignore_errors=True)
 
 

@@ -99,7 +99,7 @@ def test_no_server_left_when_the_python_parent_is_killed(tmp_path: Path) -> None
     script = tmp_path / "parent.py"
     script.write_text(
         "import sys, time, rcss3d\n"
-        "s = rcss3d.Server(sync=True).start()\n"
+        f"s = rcss3d.Server(sync=True, workdir={str(tmp_path / 'server')!r}).start()\n"
         "print(s.pid, s.agent_port, flush=True)\n"
         "time.sleep(600)\n"
     )
