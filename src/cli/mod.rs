@@ -30,6 +30,9 @@ use crate::monitor::control::{
 };
 use crate::rules::{PlayMode, Side};
 
+mod ready;
+pub use ready::{Ready, ReportError, Results};
+
 /// The name a server binary runs under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Program {
@@ -197,6 +200,26 @@ struct ServerArgs {
     /// draws nothing in RoboViz.
     #[arg(long, value_name = "HOST", help_heading = REFERENCE_HEADING)]
     rvdraw_host: Option<String>,
+    #[command(flatten)]
+    launch: LaunchArgs,
+}
+
+/// For programs that start the server (README, "Many matches").
+#[derive(Args, Debug)]
+#[command(next_help_heading = "For programs that start the server")]
+struct LaunchArgs {
+    /// Also write the ready line (printed on stdout once every port
+    /// listens: the ports bound, pid, seed; JSON) to this file, atomically.
+    #[arg(long, value_name = "PATH")]
+    ready_file: Option<PathBuf>,
+    /// Write the results (teams, score, fouls, play mode, game time, seed,
+    /// log path; JSON) to this file when the server stops.
+    #[arg(long, value_name = "PATH")]
+    results: Option<PathBuf>,
+    /// Stop (as on SIGTERM) when stdin reaches its end: a launcher keeps a
+    /// pipe open and the server stops when the launcher exits or dies.
+    #[arg(long)]
+    stop_with_stdin: bool,
 }
 
 /// The help section of the reference's flags that have no effect here.
@@ -589,11 +612,26 @@ fn run_server(program: Program, args: &ServerArgs, skipped: &[String]) -> Result
     let mut ignored = args.without_effect();
     ignored.extend(skipped.iter().cloned());
     log_sources(&loaded, &ignored);
-    let cfg = Arc::new(loaded.config);
+    let mut cfg = loaded.config;
+    // Drawn here so that the ready line can name it.
+    if cfg.seed == 0 {
+        cfg.seed = rand::random::<u64>().max(1);
+    }
+    let cfg = Arc::new(cfg);
     runtime()?.block_on(async {
         let mut extensions = Vec::new();
+        let mut web_addr = None;
         if let Some(port) = args.web_port {
-            extensions.push(crate::web::live(SocketAddr::new(cfg.bind, port), &cfg).await?);
+            let addr = SocketAddr::new(cfg.bind, port);
+            let listener = TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot serve the web monitor on {addr}"))?;
+            web_addr = listener.local_addr().ok();
+            extensions.push(crate::web::live_on(
+                listener,
+                &cfg,
+                crate::web::WebConfig::default(),
+            )?);
         }
         let agent_addr = SocketAddr::new(cfg.bind, cfg.agent_port);
         let monitor_addr = SocketAddr::new(cfg.bind, cfg.monitor_port);
@@ -603,6 +641,9 @@ fn run_server(program: Program, args: &ServerArgs, skipped: &[String]) -> Result
         let monitors = TcpListener::bind(monitor_addr)
             .await
             .with_context(|| format!("cannot listen for monitors on {monitor_addr}"))?;
+        // The addresses bound: with port 0 the system chose the port.
+        let agent_addr = agents.local_addr().unwrap_or(agent_addr);
+        let monitor_addr = monitors.local_addr().unwrap_or(monitor_addr);
         tracing::info!(
             %agent_addr,
             %monitor_addr,
@@ -611,10 +652,36 @@ fn run_server(program: Program, args: &ServerArgs, skipped: &[String]) -> Result
             "{} listening",
             program.name()
         );
+        Ready::new(agent_addr, monitor_addr, web_addr, cfg.seed)
+            .announce(args.launch.ready_file.as_deref())?;
+        let stop_with_stdin = args.launch.stop_with_stdin;
+        let shutdown = async move {
+            if stop_with_stdin {
+                tokio::select! {
+                    _ = shutdown_signal() => {}
+                    _ = ready::stdin_closed() => {}
+                }
+            } else {
+                shutdown_signal().await;
+            }
+        };
         let summary =
-            crate::app::run_with(cfg, agents, monitors, extensions, shutdown_signal()).await?;
-        // The results summary a tournament script reads from stdout.
-        println!("{}", summary.results.to_text());
+            crate::app::run_with(cfg.clone(), agents, monitors, extensions, shutdown).await?;
+        // The results summary a tournament script reads from stdout (a
+        // closed stdout is not an error: the launcher may be gone).
+        {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{}", summary.results.to_text()).and_then(|()| out.flush());
+        }
+        if let Some(path) = &args.launch.results {
+            let log = cfg
+                .monitor
+                .log
+                .as_deref()
+                .map(|p| crate::monitor::log::log_path(p, cfg.monitor.log_compress).0);
+            Results::new(&summary, log).write(path)?;
+        }
         tracing::info!(
             cycles = summary.cycles,
             seed = summary.seed,

@@ -377,7 +377,7 @@ impl Drop for LogWriter {
 }
 
 /// The path actually written, and whether it is gzip.
-fn log_path(path: &Path, compress: bool) -> (PathBuf, bool) {
+pub(crate) fn log_path(path: &Path, compress: bool) -> (PathBuf, bool) {
     let is_gz = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
