@@ -194,16 +194,26 @@ fn monitor_command_deep_nesting_is_an_error() {
 
 #[test]
 fn scene_text_deep_nesting_does_not_crash_the_reader() {
-    // parse_sexps is iterative, and so is dropping the tree it returns: a
-    // recursive drop would overflow a 2 MiB stack at 20 000 levels.
+    // parse_sexps is iterative and refuses lists nested beyond its limit
+    // with a line naming it, on a 2 MiB stack as the server's threads
+    // have, where a recursive reader or drop would overflow at 20 000
+    // levels.
     isolated("scene_text_deep_nesting_does_not_crash_the_reader", || {
         let text = format!(
             "(RSG 0 1)\n({}{})",
             "(nd Transform ".repeat(20_000),
             ")".repeat(20_000)
         );
-        let ok = on_server_sized_stack(move || parse_sexps(&Arc::from("deep.rsg"), &text).is_ok());
-        assert!(ok);
+        let err = on_server_sized_stack(move || {
+            parse_sexps(&Arc::from("deep.rsg"), &text)
+                .err()
+                .map(|e| e.to_string())
+        });
+        let err = err.expect("20 000 levels are refused");
+        assert!(
+            err.contains("deep.rsg") && err.contains("nested more than"),
+            "the error names the file and the nesting: {err}"
+        );
     });
 }
 

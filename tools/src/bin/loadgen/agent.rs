@@ -188,6 +188,13 @@ pub(crate) fn run_agent(
         shared.set_first_joined();
     }
     if let Err(e) = result {
+        // A stand-in team's match may end while an agent is still joining
+        // (its robot already on the field): the server closing it then is
+        // as normal as in the match.
+        if cli.plays() && closed_by_server(&e) {
+            res.server_closed = true;
+            return res;
+        }
         res.error = Some(format!("{} {}: {e:#}", spec.team, spec.unum));
         shared.failed.store(true, Ordering::SeqCst);
         shared.phase.store(PHASE_STOP, Ordering::SeqCst);
