@@ -64,7 +64,7 @@ pub struct ReplayLog {
 }
 
 /// Bytes of frames the player holds at most, counted as their encoded
-/// size and [`FRAME_OVERHEAD`] each: a longer log is played up to there,
+/// size and `FRAME_OVERHEAD` (128 bytes) each: a longer log is played up to there,
 /// with a warning.
 pub const MAX_FRAME_BYTES: usize = 160 << 20;
 

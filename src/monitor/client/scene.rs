@@ -102,7 +102,7 @@ pub struct TrackedScene {
     pub deltas: u64,
     /// The reasons the server gave for refusing this client's commands
     /// (`(refused REASON)`, docs/protocol.md#refused-commands), oldest
-    /// first; the last [`MAX_REFUSALS`] are kept.
+    /// first; the last `MAX_REFUSALS` (16) are kept.
     pub refused: Vec<String>,
 }
 
