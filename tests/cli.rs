@@ -969,3 +969,46 @@ fn cargo_install_puts_the_three_names_in_root_bin() {
     assert!(out.status.success());
     assert!(text(&out.stdout).contains("--server-port"));
 }
+
+/// The log player names the log's frame period in seconds, rounded to the
+/// millisecond (a float's full digits are noise to a reader).
+#[test]
+fn replay_logs_the_frame_period_rounded() {
+    let dir = Scratch::new("replay-period");
+    let log = dir.0.join("match.log");
+    let log_text = log.to_str().expect("utf-8 path");
+    let mut server = ServerProcess::start(|c| {
+        c.args(["--log", log_text])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+    });
+    // The real-time server writes a frame each 0.2 s of game time: wait
+    // for a few of them.
+    let start = Instant::now();
+    while std::fs::read_to_string(&log).map_or(0, |t| t.lines().count()) < 4 {
+        assert!(start.elapsed() < Duration::from_secs(20), "no log frames");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    server.terminate(Duration::from_secs(5));
+    let mut player = Command::new(BIN)
+        .args(["replay", log_text, "--bind", "127.0.0.1", "--web-port", "0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("replay starts");
+    let mut stderr = player.stderr.take().expect("stderr");
+    let mut seen = String::new();
+    let mut buf = [0u8; 4096];
+    while !seen.contains("match log read") {
+        let n = stderr.read(&mut buf).expect("read stderr");
+        assert!(n > 0, "replay ended without reading the log: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    let _ = player.kill();
+    let _ = player.wait();
+    let line = seen
+        .lines()
+        .find(|l| l.contains("match log read"))
+        .expect("the line");
+    assert!(line.contains("period_secs=0.200"), "{line}");
+}
