@@ -121,20 +121,18 @@ fn body_poses<'a>(
     })
 }
 
-/// The sets a stretch is applied to.
-struct Sets<'a> {
-    bodies: &'a mut RigidBodySet,
-    colliders: &'a mut ColliderSet,
-    multibodies: &'a mut MultibodyJointSet,
-}
-
 /// Applies a robot's separations: to its bodies (each hinge's anchor on the
 /// parent side moved by the joint's separation) or to its collision shapes.
-fn apply(robot: &mut Robot, sets: Sets, on_bodies: bool) {
-    if on_bodies {
-        apply_to_bodies(robot, sets.bodies, sets.multibodies);
-    } else {
-        apply_to_shapes(robot, sets.bodies, sets.colliders);
+fn apply(
+    robot: &mut Robot,
+    bodies: &mut RigidBodySet,
+    colliders: &mut ColliderSet,
+    multibodies: &mut MultibodyJointSet,
+    moves: StretchMoves,
+) {
+    match moves {
+        StretchMoves::Bodies => apply_to_bodies(robot, bodies, multibodies),
+        StretchMoves::Shapes => apply_to_shapes(robot, bodies, colliders),
     }
 }
 
@@ -253,15 +251,12 @@ impl World {
                 *e = *e * (1.0 - erp) + d;
             }
             s.end = end;
-            let sets = Sets {
-                bodies: &mut self.bodies,
-                colliders: &mut self.colliders,
-                multibodies: &mut self.multibody_joints,
-            };
             apply(
                 r,
-                sets,
-                self.cfg.joints.stretch_moves == StretchMoves::Bodies,
+                &mut self.bodies,
+                &mut self.colliders,
+                &mut self.multibody_joints,
+                self.cfg.joints.stretch_moves,
             );
         }
     }
@@ -282,15 +277,12 @@ impl World {
         if separations.len() == n {
             r.stretch.separation.copy_from_slice(separations);
         }
-        let sets = Sets {
-            bodies: &mut self.bodies,
-            colliders: &mut self.colliders,
-            multibodies: &mut self.multibody_joints,
-        };
         apply(
             r,
-            sets,
-            self.cfg.joints.stretch_moves == StretchMoves::Bodies,
+            &mut self.bodies,
+            &mut self.colliders,
+            &mut self.multibody_joints,
+            self.cfg.joints.stretch_moves,
         );
     }
 
@@ -305,15 +297,12 @@ impl World {
             return;
         }
         s.separation.fill(Vector3::zeros());
-        let sets = Sets {
-            bodies: &mut self.bodies,
-            colliders: &mut self.colliders,
-            multibodies: &mut self.multibody_joints,
-        };
         apply(
             r,
-            sets,
-            self.cfg.joints.stretch_moves == StretchMoves::Bodies,
+            &mut self.bodies,
+            &mut self.colliders,
+            &mut self.multibody_joints,
+            self.cfg.joints.stretch_moves,
         );
     }
 }
