@@ -529,6 +529,24 @@ fn killsim_stops_an_idle_sync_mode_server() {
     assert!(server.process.wait_exit(Duration::from_secs(10)).success());
     let out = rcss3d(&["check-log", log.to_str().expect("utf-8 path")]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+
+    // Into a pipe whose reader has gone (`check-log FILE | head -0`):
+    // quiet, and the check's own status.
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = Command::new(BIN)
+        .args(["check-log", log.to_str().expect("utf-8 path")])
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("check-log runs");
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        out.status,
+        text(&out.stderr)
+    );
+    assert_eq!(text(&out.stderr), "");
 }
 
 /// `--low-latency` asks for real-time scheduling: the server says what it

@@ -722,24 +722,43 @@ fn ctl(args: &CtlArgs) -> Result<ExitCode> {
     };
     let outcome = runtime()?.block_on(send_control(&args.monitor, &control, &options))?;
     match outcome {
-        ControlOutcome::Confirmed(status) => println!("{status}"),
-        ControlOutcome::Sent => println!("sent {}", control.command_text()),
-        ControlOutcome::ServerStopped => println!("server stopped"),
+        ControlOutcome::Confirmed(status) => say(status),
+        ControlOutcome::Sent => say(format_args!("sent {}", control.command_text())),
+        ControlOutcome::ServerStopped => say("server stopped"),
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// Writes one line to stdout. A reader that has gone (`rcss3d check-log
+/// FILE | head -1`) is not an error: the line is dropped quietly.
+fn say(line: impl std::fmt::Display) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+}
+
+/// Whether an error is a closed standard output (the reader has gone).
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain()
+        .filter_map(|c| c.downcast_ref::<std::io::Error>())
+        .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
 fn run_watch(args: &WatchArgs) -> Result<ExitCode> {
-    runtime()?.block_on(async {
+    let followed = runtime()?.block_on(async {
         let mut out = std::io::stdout();
         watch(args.monitor.as_str(), args.every, &mut out).await
-    })?;
-    Ok(ExitCode::SUCCESS)
+    });
+    match followed.map_err(anyhow::Error::from) {
+        // `rcss3d watch | head`: the reader has all it wanted.
+        Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
+        other => other.map(|_| ExitCode::SUCCESS),
+    }
 }
 
 fn check_log_file(file: &std::path::Path) -> Result<ExitCode> {
     let summary = LogSummary::of_file(file)?;
-    println!("{}: {summary}", file.display());
+    say(format_args!("{}: {summary}", file.display()));
     // A log RoboViz cannot replay whole fails the check.
     Ok(if summary.roboviz_problem().is_some() {
         ExitCode::FAILURE
