@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::app::RunSummary;
+use crate::monitor::MatchSummary;
 
 /// Why a ready or results file could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -97,35 +98,19 @@ impl Ready {
     }
 }
 
-/// The results of a run, as the results file holds them.
+/// The results of a run, as the results file holds them: the match
+/// summary's fields, then where the match ended and the log's path.
 #[derive(Debug, Clone, Serialize)]
 pub struct Results {
     /// Always `"results"`.
     pub event: &'static str,
-    /// Left team name (empty if no team joined).
-    pub team_left: String,
-    /// Right team name (empty if no team joined).
-    pub team_right: String,
-    /// Goals of the left team.
-    pub score_left: u32,
-    /// Goals of the right team.
-    pub score_right: u32,
-    /// Fouls against the left team.
-    pub fouls_left: usize,
-    /// Fouls against the right team.
-    pub fouls_right: usize,
+    /// Teams, score, fouls, game and server time, cycles and seed.
+    #[serde(flatten)]
+    pub summary: MatchSummary,
     /// The play mode at the end (`GameOver` after a full match).
     pub play_mode: &'static str,
     /// The half at the end, 1 or 2.
     pub half: u8,
-    /// Game time at the end, seconds.
-    pub game_time: f32,
-    /// Simulated server time at the end, seconds.
-    pub server_time: f32,
-    /// Cycles simulated.
-    pub cycles: u64,
-    /// Seed of the run, to replay it with `--seed`.
-    pub seed: u64,
     /// The match log written, if any (the name the file got).
     pub log: Option<PathBuf>,
 }
@@ -133,21 +118,11 @@ pub struct Results {
 impl Results {
     /// The results of `summary`; `log` is the match log's path as written.
     pub fn new(summary: &RunSummary, log: Option<PathBuf>) -> Results {
-        let r = &summary.results;
         Results {
             event: "results",
-            team_left: r.team_left.clone(),
-            team_right: r.team_right.clone(),
-            score_left: r.score_left,
-            score_right: r.score_right,
-            fouls_left: r.fouls_left,
-            fouls_right: r.fouls_right,
+            summary: summary.results.clone(),
             play_mode: summary.last.game.play_mode.name(),
             half: summary.last.game.half,
-            game_time: r.game_time,
-            server_time: r.server_time,
-            cycles: r.cycles,
-            seed: r.seed,
             log,
         }
     }

@@ -442,7 +442,7 @@ impl LogHandle {
 }
 
 /// The end-of-match results, for stdout and a tournament script's file.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct MatchSummary {
     /// Left team name (empty if no team joined).
     pub team_left: String,
