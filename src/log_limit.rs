@@ -20,6 +20,29 @@ fn skipped(n: u64) -> Skipped {
     (n > 0).then_some(n)
 }
 
+/// Writes a `tracing` event if a limit lets it through, with the lines
+/// left out before it as its `skipped` field:
+///
+/// ```
+/// # use rcss3d::{limited, log_limit::LogLimit};
+/// # let mut limit = LogLimit::for_clients();
+/// # let conn = 3;
+/// limited!(limit.admit(std::time::Instant::now()), warn!(conn, "bad frame"));
+/// ```
+///
+/// The first argument is the admission (`Option<Skipped>` from
+/// [`LogLimit::admit`], [`SharedLogLimit::admit`] or
+/// [`KindLimits::admit_at`]); the second is the event as it would be
+/// written without a limit.
+#[macro_export]
+macro_rules! limited {
+    ($admit:expr, $level:ident!($($arg:tt)*)) => {
+        if let Some(skipped) = $admit {
+            ::tracing::$level!(skipped, $($arg)*);
+        }
+    };
+}
+
 /// A token bucket over log lines.
 #[derive(Debug, Clone)]
 pub struct LogLimit {

@@ -21,6 +21,7 @@ use tokio::sync::watch;
 use tracing::{info, info_span, trace, warn};
 
 use crate::config::Config;
+use crate::limited;
 use crate::log_limit::LogLimit;
 use crate::monitor::log::{LogHandle, MatchSummary};
 use crate::net::link::{InFlight, Input};
@@ -124,14 +125,11 @@ pub fn run(
                                     // Left behind until they answer again:
                                     // the others lose one timeout, not one
                                     // per cycle.
-                                    if let Some(skipped) = late_log.admit(Instant::now()) {
-                                        warn!(
-                                            ?late,
-                                            timeout_ms = limit.as_millis() as u64,
-                                            skipped,
-                                            "sync timeout: running without these agents until they answer again"
-                                        );
-                                    }
+                                    limited!(late_log.admit(Instant::now()), warn!(
+                                        ?late,
+                                        timeout_ms = limit.as_millis() as u64,
+                                        "sync timeout: running without these agents until they answer again"
+                                    ));
                                     sim.leave_behind_unsynced();
                                     continue;
                                 }
@@ -175,14 +173,14 @@ pub fn run(
                 Err(PushError::Full) => {
                     c.dropped += 1;
                     if c.dropped == 1 || c.dropped.is_multiple_of(500) {
-                        if let Some(skipped) = slow_log.admit(Instant::now()) {
+                        limited!(
+                            slow_log.admit(Instant::now()),
                             warn!(
                                 conn,
                                 dropped = c.dropped,
-                                skipped,
                                 "agent is not reading; frame dropped"
-                            );
-                        }
+                            )
+                        );
                     }
                 }
                 Err(PushError::Closed) => {}
@@ -423,9 +421,10 @@ fn handle(
             sim.disconnect(conn, &reason);
         }
         Input::Monitor(req) => {
-            if let Some(skipped) = monitor_log.admit(Instant::now()) {
-                info!(from = %command_source(req.monitor), command = ?req.command, skipped, "monitor command");
-            }
+            limited!(
+                monitor_log.admit(Instant::now()),
+                info!(from = %command_source(req.monitor), command = ?req.command, "monitor command")
+            );
             sim.monitor_command(req.command);
         }
         Input::Shutdown => return true,

@@ -47,6 +47,7 @@ use super::config::MonitorConfig;
 use super::frame::{ConsumerState, FrameBuilder};
 use crate::command::trainer::{MonitorCommand, MonitorRequest};
 use crate::framing::{self, is_disconnect};
+use crate::limited;
 use crate::log_limit::{LogLimit, SharedLogLimit};
 use crate::net::connections::{Connections, SHUTDOWN_GRACE};
 use crate::sim::snapshot::WorldSnapshot;
@@ -112,9 +113,10 @@ pub async fn serve(
                 }
                 Admission::Wait => waiting = Some((stream, peer, since)),
                 Admission::Refuse => {
-                    if let Some(skipped) = conn_log.admit("refused") {
-                        warn!(%peer, limit = cfg.max_monitors, skipped, "too many monitors, all reading; connection closed");
-                    }
+                    limited!(
+                        conn_log.admit("refused"),
+                        warn!(%peer, limit = cfg.max_monitors, "too many monitors, all reading; connection closed")
+                    );
                     drop(stream);
                 }
             }
@@ -204,14 +206,14 @@ impl Slots {
         if self.leaving == 0 {
             if let Some((id, lag)) = self.victim(now) {
                 if let Some((_, cancel)) = self.open.remove(&id) {
-                    if let Some(skipped) = log.admit("evicted") {
+                    limited!(
+                        log.admit("evicted"),
                         warn!(
                             monitor = id,
                             unread_secs = lag.as_secs_f32(),
-                            skipped,
                             "monitor not seen reading; closed to make room for a new one"
-                        );
-                    }
+                        )
+                    );
                     cancel.cancel();
                     self.leaving += 1;
                 }
@@ -328,9 +330,7 @@ struct Connection {
 impl Connection {
     /// Serves the connection until it ends.
     async fn run(self, stream: TcpStream) {
-        if let Some(skipped) = self.conn_log.admit("connected") {
-            info!(skipped, "monitor connected");
-        }
+        limited!(self.conn_log.admit("connected"), info!("monitor connected"));
         let _ = stream.set_nodelay(true);
         if self.cfg.send_buffer_bytes > 0 {
             let sock = socket2::SockRef::from(&stream);
@@ -374,9 +374,10 @@ impl Connection {
         let _ = self.ended.send(self.id);
         self.cancel.cancel();
         let _ = socket.await;
-        if let Some(skipped) = self.conn_log.admit("disconnected") {
-            info!(peer = %self.peer, skipped, "monitor disconnected");
-        }
+        limited!(
+            self.conn_log.admit("disconnected"),
+            info!(peer = %self.peer, "monitor disconnected")
+        );
     }
 
     /// Builds one message per snapshot this connection has room for.
@@ -420,12 +421,13 @@ impl Connection {
                 Some(limit) => match tokio::time::timeout(limit, queue.reserve()).await {
                     Ok(r) => r,
                     Err(_) => {
-                        if let Some(skipped) = self.conn_log.admit("not reading") {
+                        limited!(
+                            self.conn_log.admit("not reading"),
                             warn!(
                                 seconds = limit.as_secs_f32(),
-                                skipped, "monitor not reading; connection closed"
-                            );
-                        }
+                                "monitor not reading; connection closed"
+                            )
+                        );
                         return;
                     }
                 },
@@ -590,9 +592,10 @@ impl Reader {
                     return;
                 }
                 Some(Err(err)) => {
-                    if let Some(skipped) = self.log.admit(Instant::now()) {
-                        warn!(cause = %err, skipped, "bad frame from monitor; connection closed");
-                    }
+                    limited!(
+                        self.log.admit(Instant::now()),
+                        warn!(cause = %err, "bad frame from monitor; connection closed")
+                    );
                     return;
                 }
                 Some(Ok(payload)) => {
@@ -645,9 +648,10 @@ impl Reader {
             let command = match parsed {
                 Ok(c) => c,
                 Err(err) => {
-                    if let Some(skipped) = self.log.admit(Instant::now()) {
-                        warn!(cause = %err, skipped, "monitor command ignored");
-                    }
+                    limited!(
+                        self.log.admit(Instant::now()),
+                        warn!(cause = %err, "monitor command ignored")
+                    );
                     continue;
                 }
             };
@@ -667,19 +671,18 @@ impl Reader {
                 _ => {}
             }
             if self.cfg.read_only {
-                if let Some(skipped) = self.log.admit(Instant::now()) {
-                    warn!(?command, skipped, "read-only monitor port: command refused");
-                }
+                limited!(
+                    self.log.admit(Instant::now()),
+                    warn!(?command, "read-only monitor port: command refused")
+                );
                 self.refuse(REFUSED_READ_ONLY);
                 continue;
             }
             if self.cfg.trainer_secret.is_some() && !self.authenticated {
-                if let Some(skipped) = self.log.admit(Instant::now()) {
-                    warn!(
-                        ?command,
-                        skipped, "trainer command without `(auth SECRET)`: refused"
-                    );
-                }
+                limited!(
+                    self.log.admit(Instant::now()),
+                    warn!(?command, "trainer command without `(auth SECRET)`: refused")
+                );
                 self.refuse(REFUSED_NO_SECRET);
                 continue;
             }

@@ -27,8 +27,9 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::task_tracker::TaskTrackerToken;
 use tokio_util::task::TaskTracker;
-use tracing::{info, warn};
+use tracing::info;
 
+use crate::limited;
 use crate::log_limit::SharedLogLimit;
 
 /// How long the connections of a listener get to finish once the server
@@ -102,9 +103,10 @@ impl Connections {
             match listener.accept().await {
                 Ok(accepted) => return accepted,
                 Err(e) => {
-                    if let Some(skipped) = log.admit("accept failed") {
-                        warn!(kind = self.kind, cause = %e, skipped, "accept failed");
-                    }
+                    limited!(
+                        log.admit("accept failed"),
+                        warn!(kind = self.kind, cause = %e, "accept failed")
+                    );
                     tokio::time::sleep(ACCEPT_ERROR_PAUSE).await;
                 }
             }

@@ -38,11 +38,12 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Notify};
 use tokio_util::codec::{Decoder, FramedRead, LengthDelimitedCodec};
 use tokio_util::sync::CancellationToken;
-use tracing::{debug, info, warn, Instrument};
+use tracing::{debug, Instrument};
 
 use crate::command::decode_all;
 use crate::config::Config;
 use crate::framing::is_disconnect;
+use crate::limited;
 use crate::log_limit::{LogLimit, SharedLogLimit};
 use crate::net::connections::{Connections, SHUTDOWN_GRACE};
 use crate::net::handshake::SceneDeadline;
@@ -198,14 +199,13 @@ pub async fn accept_agents(
         match admission {
             Admission::Free => {}
             Admission::Evicted(old) => {
-                if let Some(skipped) = anonymous_log.admit("evicted") {
-                    warn!(conn = old, max = cfg.max_agents, skipped, "every agent slot taken; closing the oldest connection without a robot for a new one");
-                }
+                limited!(anonymous_log.admit("evicted"), warn!(conn = old, max = cfg.max_agents, "every agent slot taken; closing the oldest connection without a robot for a new one"));
             }
             Admission::Full => {
-                if let Some(skipped) = anonymous_log.admit("refused") {
-                    warn!(conn, %peer, max = cfg.max_agents, skipped, "every agent slot holds a robot; refusing connection");
-                }
+                limited!(
+                    anonymous_log.admit("refused"),
+                    warn!(conn, %peer, max = cfg.max_agents, "every agent slot holds a robot; refusing connection")
+                );
                 drop(stream);
                 continue;
             }
@@ -311,9 +311,7 @@ impl Handler {
         // Commands handed to the simulation in cycle `budget_cycle`.
         let mut budget_cycle = u64::MAX;
         let mut spent = 0usize;
-        if let Some(skipped) = self.may_log("connected") {
-            info!(skipped, "agent connected");
-        }
+        limited!(self.may_log("connected"), info!("agent connected"));
         if self
             .inputs
             .send(Input::Connected {
@@ -360,9 +358,7 @@ impl Handler {
                     None => break "closed by peer".into(),
                     Some(Err(e)) if is_disconnect(&e) => break format!("closed by peer ({e})"),
                     Some(Err(e)) => {
-                        if let Some(skipped) = self.may_log("bad frame") {
-                            warn!(cause = %e, skipped, "bad frame from agent; closing connection");
-                        }
+                        limited!(self.may_log("bad frame"), warn!(cause = %e, "bad frame from agent; closing connection"));
                         break format!("bad frame: {e}");
                     }
                     Some(Ok(Inbound::Started)) => {}
@@ -370,9 +366,7 @@ impl Handler {
                         partial_since = None;
                         if let Some(b) = budget.as_mut() {
                             if !b.take(payload.len() + 4, Instant::now()) {
-                                if let Some(skipped) = self.may_log("over rate") {
-                                    warn!(limit = rate, skipped, "agent over its inbound byte rate; closing connection");
-                                }
+                                limited!(self.may_log("over rate"), warn!(limit = rate, "agent over its inbound byte rate; closing connection"));
                                 break format!("over the inbound rate of {rate} bytes/s");
                             }
                         }
@@ -381,9 +375,7 @@ impl Handler {
                         }
                         let parsed = parse(&payload);
                         if let Some(ParseError::TooManyNodes { .. }) = parsed.error {
-                            if let Some(skipped) = self.may_log("too many elements") {
-                                warn!(bytes = payload.len(), max = MAX_NODES, skipped, "message with too many elements from agent; closing connection");
-                            }
+                            limited!(self.may_log("too many elements"), warn!(bytes = payload.len(), max = MAX_NODES, "message with too many elements from agent; closing connection"));
                             break format!("more than {MAX_NODES} elements in one message");
                         }
                         let commands = decode_all(&parsed);
@@ -419,24 +411,21 @@ impl Handler {
                     let now = Instant::now();
                     let secs = idle.map(|d| d.as_secs_f32()).unwrap_or(0.0);
                     if scene.deadline().is_some_and(|d| d <= now) {
-                        if let Some(skipped) = self.may_log("kept waiting") {
-                            warn!(seconds = secs, skipped, "agent asked for no robot (`scene`) in time; closing connection");
-                        }
+                        limited!(self.may_log("kept waiting"), warn!(seconds = secs, "agent asked for no robot (`scene`) in time; closing connection"));
                         break format!("no `scene` within {secs} s");
                     }
                     if unfinished.is_some_and(|d| d <= now) && frames.decoder().started {
-                        if let Some(skipped) = self.may_log("frame unfinished") {
-                            warn!(seconds = secs, buffered = frames.read_buffer().len(), skipped, "agent left a frame unfinished; closing connection");
-                        }
+                        limited!(self.may_log("frame unfinished"), warn!(seconds = secs, buffered = frames.read_buffer().len(), "agent left a frame unfinished; closing connection"));
                         break format!("frame unfinished for {secs} s");
                     }
                 }
                 _ = self.stop.cancelled() => break "server shutdown".into(),
             }
         };
-        if let Some(skipped) = self.may_log("disconnected") {
-            info!(%reason, skipped, "agent disconnected");
-        }
+        limited!(
+            self.may_log("disconnected"),
+            info!(%reason, "agent disconnected")
+        );
         // Dropping the write half (with the task) closes the socket.
         writer.abort();
         self.slots.release(self.conn);

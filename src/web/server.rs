@@ -31,6 +31,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, info_span, warn, Instrument};
 
+use crate::limited;
 use crate::net::connections::{Connections, SHUTDOWN_GRACE};
 
 use super::assets;
@@ -269,12 +270,10 @@ async fn websocket(
         return (StatusCode::FORBIDDEN, "cross-origin WebSocket refused").into_response();
     }
     let Ok(permit) = app.viewers.clone().try_acquire_owned() else {
-        if let Some(skipped) = app.log.admit("refused") {
-            warn!(
-                limit = app.cfg.max_viewers,
-                skipped, "too many web viewers; refused"
-            );
-        }
+        limited!(
+            app.log.admit("refused"),
+            warn!(limit = app.cfg.max_viewers, "too many web viewers; refused")
+        );
         return (StatusCode::SERVICE_UNAVAILABLE, "too many viewers").into_response();
     };
     let id = app.next_id.fetch_add(1, Ordering::Relaxed);
@@ -287,9 +286,7 @@ async fn websocket(
         .on_upgrade(move |socket| {
             let viewer = conns.track(
                 async move {
-                    if let Some(skipped) = app.log.admit("connected") {
-                        info!(skipped, "web viewer connected");
-                    }
+                    limited!(app.log.admit("connected"), info!("web viewer connected"));
                     let (tx, rx) = socket.split();
                     let mut viewer = Viewer {
                         id,
@@ -312,9 +309,10 @@ async fn websocket(
                         }
                     }
                     drop(permit);
-                    if let Some(skipped) = app.log.admit("disconnected") {
-                        info!(reason = why, skipped, "web viewer disconnected");
-                    }
+                    limited!(
+                        app.log.admit("disconnected"),
+                        info!(reason = why, "web viewer disconnected")
+                    );
                 }
                 .instrument(span),
             );
@@ -479,12 +477,13 @@ impl Viewer {
                 Err(WRITE_FAILED)
             }
             Err(_) => {
-                if let Some(skipped) = self.app.log.admit("not reading") {
+                limited!(
+                    self.app.log.admit("not reading"),
                     warn!(
                         seconds = self.app.cfg.stall_timeout.as_secs_f32(),
-                        skipped, "web viewer not reading; closed"
-                    );
-                }
+                        "web viewer not reading; closed"
+                    )
+                );
                 Err(NOT_READING)
             }
         }
@@ -499,9 +498,10 @@ impl Viewer {
         let text = match msg {
             None => return Inbound::End("closed by viewer"),
             Some(Err(e)) => {
-                if let Some(skipped) = self.app.log.admit("bad message") {
-                    warn!(cause = %logged(&e), skipped, "bad message from web viewer; closed");
-                }
+                limited!(
+                    self.app.log.admit("bad message"),
+                    warn!(cause = %logged(&e), "bad message from web viewer; closed")
+                );
                 return Inbound::End("bad message");
             }
             Some(Ok(Message::Close(_))) => return Inbound::End("closed by viewer"),
@@ -522,9 +522,10 @@ impl Viewer {
             Err(why) => {
                 self.refusals += 1;
                 if self.refusals == 1 || self.refusals.is_multiple_of(100) {
-                    if let Some(skipped) = self.app.log.admit("message ignored") {
-                        warn!(cause = %logged(&why), refusals = self.refusals, skipped, "web viewer message ignored");
-                    }
+                    limited!(
+                        self.app.log.admit("message ignored"),
+                        warn!(cause = %logged(&why), refusals = self.refusals, "web viewer message ignored")
+                    );
                 }
                 if self
                     .send_json(json!({"type": "ack", "ok": false, "reason": why}))
@@ -539,12 +540,13 @@ impl Viewer {
     }
 
     fn flooding(&self) -> Inbound {
-        if let Some(skipped) = self.app.log.admit("too many messages") {
+        limited!(
+            self.app.log.admit("too many messages"),
             warn!(
                 limit = self.app.cfg.max_messages_per_sec,
-                skipped, "web viewer sends too many messages; closed"
-            );
-        }
+                "web viewer sends too many messages; closed"
+            )
+        );
         Inbound::End("too many messages")
     }
 
@@ -583,16 +585,12 @@ impl Viewer {
                             TrainerAccess::Refused(why) => {
                                 self.refusals += 1;
                                 if self.refusals == 1 || self.refusals.is_multiple_of(100) {
-                                    if let Some(skipped) = self.app.log.admit("command refused") {
-                                        warn!(?command, reason = why, skipped, "web trainer command refused");
-                                    }
+                                    limited!(self.app.log.admit("command refused"), warn!(?command, reason = why, "web trainer command refused"));
                                 }
                                 json!({"type": "ack", "ok": false, "reason": why})
                             }
                             TrainerAccess::Allowed => {
-                                if let Some(skipped) = self.app.log.admit("trainer command") {
-                                    info!(?command, skipped, "web trainer command");
-                                }
+                                limited!(self.app.log.admit("trainer command"), info!(?command, "web trainer command"));
                                 let request = MonitorRequest {
                                     monitor: VIEWER_ID_BASE + self.id,
                                     command,

@@ -9,10 +9,11 @@ use bytes::Bytes;
 use nalgebra::Vector3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tracing::{debug, info, warn};
+use tracing::debug;
 
 use super::{ConnId, Simulation};
 use crate::command::{Beam, Init, Scene};
+use crate::limited;
 use crate::log_limit::LogLimit;
 use crate::perception::accelerometer::Accelerometer;
 use crate::perception::hear::HearBudget;
@@ -148,16 +149,18 @@ impl Simulation {
             // connection flood cannot flood the log.
             let now = f64::from(self.server_time);
             if a.side.is_some() {
-                if let Some(skipped) =
+                limited!(
                     self.client_log
-                        .admit_at("agent left", now, LogLimit::for_team_changes)
-                {
-                    info!(conn, peer = %a.peer, team = ?a.team, unum = a.unum, %reason, skipped, "agent left");
-                }
+                        .admit_at("agent left", now, LogLimit::for_team_changes),
+                    info!(conn, peer = %a.peer, team = ?a.team, unum = a.unum, %reason, "agent left")
+                );
             } else if a.robot.is_none() {
                 debug!(conn, peer = %a.peer, %reason, "agent without a robot left");
-            } else if let Some(skipped) = self.robot_log.admit_at(now) {
-                info!(conn, peer = %a.peer, %reason, skipped, "agent without a team left");
+            } else {
+                limited!(
+                    self.robot_log.admit_at(now),
+                    info!(conn, peer = %a.peer, %reason, "agent without a team left")
+                );
             }
             a.closing = true;
         }
@@ -209,15 +212,15 @@ pub(super) fn bad_input(
     } else {
         teamless_log
     };
-    if let Some(skipped) = limit.admit_at(f64::from(now)) {
+    limited!(
+        limit.admit_at(f64::from(now)),
         warn!(
             conn,
             peer = %agent.peer,
             team = agent.team.as_deref().unwrap_or("-"),
             unum = agent.unum,
             count = agent.errors,
-            skipped,
             "bad input: {what}"
-        );
-    }
+        )
+    );
 }

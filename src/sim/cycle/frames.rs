@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use nalgebra::Vector3;
-use tracing::warn;
 
 use super::{ConnId, Simulation};
+use crate::limited;
 use crate::log_limit::LogLimit;
 use crate::perception::game_state::{self, GameState};
 use crate::perception::hear;
@@ -61,12 +61,11 @@ impl Simulation {
             if self.world.was_recovered(robot) {
                 a.accelerometer.forget_history();
                 let now = f64::from(self.server_time);
-                if let Some(skipped) =
+                limited!(
                     self.client_log
-                        .admit_at("robot flung away", now, LogLimit::for_clients)
-                {
-                    warn!(conn, team = %a.label(), peer = %a.peer, skipped, "robot flung away by the solver; rebuilt where it last stood");
-                }
+                        .admit_at("robot flung away", now, LogLimit::for_clients),
+                    warn!(conn, team = %a.label(), peer = %a.peer, "robot flung away by the solver; rebuilt where it last stood")
+                );
             }
             let torso = self.world.part_pose(robot, model.torso);
             a.accelerometer

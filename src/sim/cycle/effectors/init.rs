@@ -1,8 +1,8 @@
 //! The `init` effector: joining a team and walking to the sideline slot.
 
 use nalgebra::Vector3;
-use tracing::{info, warn};
 
+use crate::limited;
 use crate::text::logged;
 
 use crate::log_limit::LogLimit;
@@ -58,24 +58,22 @@ impl Simulation {
                         .place_robot(robot, Vector3::new(x, y, z), heading);
                     self.structure_version += 1;
                     let now = f64::from(self.server_time);
-                    if let Some(skipped) =
+                    limited!(
                         self.client_log
-                            .admit_at("agent joined", now, LogLimit::for_team_changes)
-                    {
-                        info!(conn, team = %agent.label(), side = side.agent_name(), skipped, "agent joined");
-                    }
+                            .admit_at("agent joined", now, LogLimit::for_team_changes),
+                        info!(conn, team = %agent.label(), side = side.agent_name(), "agent joined")
+                    );
                 }
                 Err(e) => {
                     // Deviation: the robot stays on its own waiting spot
                     // instead of being dropped from 10 m onto the centre
                     // spot, where failed robots would pile up.
                     let now = f64::from(self.server_time);
-                    if let Some(skipped) =
+                    limited!(
                         self.client_log
-                            .admit_at("init failed", now, LogLimit::for_clients)
-                    {
-                        warn!(conn, peer = %agent.peer, cause = %logged(&e), skipped, "init failed; the robot has no team");
-                    }
+                            .admit_at("init failed", now, LogLimit::for_clients),
+                        warn!(conn, peer = %agent.peer, cause = %logged(&e), "init failed; the robot has no team")
+                    );
                 }
             }
         }

@@ -1,8 +1,8 @@
 //! The `scene` effector: building an agent's robot.
 
 use nalgebra::Vector3;
-use tracing::{info, warn};
 
+use crate::limited;
 use crate::perception::vision;
 use crate::sim::cycle::{AgentStatus, ConnId, Simulation};
 use crate::text::logged;
@@ -72,16 +72,18 @@ impl Simulation {
                     agent.model = Some(model);
                     agent.scene_failed = false;
                     self.structure_version += 1;
-                    if let Some(skipped) = self.robot_log.admit_at(f64::from(self.server_time)) {
-                        info!(conn, peer = %agent.peer, scene = %logged(&scene.path), args = ?scene.args, skipped, "robot created");
-                    }
+                    limited!(
+                        self.robot_log.admit_at(f64::from(self.server_time)),
+                        info!(conn, peer = %agent.peer, scene = %logged(&scene.path), args = ?scene.args, "robot created")
+                    );
                 }
                 Err(e) => {
                     agent.scene_failed = true;
                     self.report.status.push((conn, AgentStatus::SceneRefused));
-                    if let Some(skipped) = self.robot_log.admit_at(f64::from(self.server_time)) {
-                        warn!(conn, peer = %agent.peer, cause = %logged(&e), skipped, "scene refused; the agent gets no robot");
-                    }
+                    limited!(
+                        self.robot_log.admit_at(f64::from(self.server_time)),
+                        warn!(conn, peer = %agent.peer, cause = %logged(&e), "scene refused; the agent gets no robot")
+                    );
                 }
             }
         }

@@ -6,8 +6,8 @@
 //! line: the reference takes any position, and a body put under the floor
 //! or far away ends up pushed around by the solver.
 
+use crate::limited;
 use nalgebra::Vector3;
-use tracing::warn;
 
 use crate::sim::cycle::{ConnId, Simulation};
 
@@ -44,19 +44,18 @@ impl Simulation {
         asked: Vector3<f32>,
         applied: Vector3<f32>,
     ) {
-        let Some(skipped) = self.trainer_log.admit_at(f64::from(self.server_time)) else {
-            return;
-        };
         let agent = robot.and_then(|c| self.agents.get(&c));
-        warn!(
-            command = what,
-            conn = robot,
-            team = agent.and_then(|a| a.team.as_deref()).unwrap_or("-"),
-            unum = agent.map(|a| a.unum),
-            asked = ?(asked.x, asked.y, asked.z),
-            applied = ?(applied.x, applied.y, applied.z),
-            skipped,
-            "trainer position clamped into the field area (field + {TRAINER_MARGIN} m, above the ground, at most {TRAINER_MAX_HEIGHT} m high)"
+        limited!(
+            self.trainer_log.admit_at(f64::from(self.server_time)),
+            warn!(
+                command = what,
+                conn = robot,
+                team = agent.and_then(|a| a.team.as_deref()).unwrap_or("-"),
+                unum = agent.map(|a| a.unum),
+                asked = ?(asked.x, asked.y, asked.z),
+                applied = ?(applied.x, applied.y, applied.z),
+                "trainer position clamped into the field area (field + {TRAINER_MARGIN} m, above the ground, at most {TRAINER_MAX_HEIGHT} m high)"
+            )
         );
     }
 }
