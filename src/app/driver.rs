@@ -67,114 +67,183 @@ struct Conn {
 /// Runs the cycle loop until a shutdown input, a `killsim`, or the
 /// referee's automatic quit. Blocks the calling thread.
 pub fn run(
-    mut sim: Simulation,
+    sim: Simulation,
     cfg: Arc<Config>,
     inputs: Receiver<Input>,
-    mut outputs: Outputs,
+    outputs: Outputs,
 ) -> RunSummary {
-    let mut conns: BTreeMap<ConnId, Conn> = BTreeMap::new();
     let step = Duration::from_secs_f32(cfg.step);
-    let mut next_tick = Instant::now() + step;
-    // When the coming cycle was due (real time only): how late its send
-    // phase starts is the lateness agents see.
-    let mut due: Option<Instant> = None;
-    let sync_timeout = cfg.sync_timeout_ms.map(Duration::from_millis);
     info!(
         seed = sim.seed(),
         sync = cfg.sync_mode,
         real_time = cfg.real_time,
         "simulation running"
     );
-    let mut stop = false;
-    let mut summary = StageSummary::default();
-    let mut monitor_log = LogLimit::for_clients();
-    // Lines about agents that do not keep up, thinned over all of them (a
-    // client opening connection after connection that never read).
-    let mut slow_log = LogLimit::for_clients();
-    let mut late_log = LogLimit::for_clients();
-    publish(&sim, &mut outputs, true);
+    let mut d = Driver {
+        sim,
+        conns: BTreeMap::new(),
+        sync_timeout: cfg.sync_timeout_ms.map(Duration::from_millis),
+        cfg,
+        inputs,
+        outputs,
+        stop: false,
+        summary: StageSummary::default(),
+        monitor_log: LogLimit::for_clients(),
+        slow_log: LogLimit::for_clients(),
+        late_log: LogLimit::for_clients(),
+    };
+    let mut pace = Pace {
+        step,
+        next_tick: Instant::now() + step,
+        due: None,
+    };
+    publish(&d.sim, &mut d.outputs, true);
     loop {
-        let span = info_span!("cycle", n = sim.cycle() + 1);
+        let span = info_span!("cycle", n = d.sim.cycle() + 1);
         let _enter = span.enter();
         let t0 = Instant::now();
-        let late = due.map_or(Duration::ZERO, |d| t0.saturating_duration_since(d));
+        let late = pace
+            .due
+            .map_or(Duration::ZERO, |due| t0.saturating_duration_since(due));
         // R: read phase.
-        while let Ok(input) = inputs.try_recv() {
-            stop |= handle(&mut sim, &mut conns, &mut monitor_log, input);
-        }
+        d.read_waiting();
         // A `(killsim)` ends the wait at the barrier too.
-        if cfg.sync_mode && !stop && !sim.quit_requested() {
-            let started = Instant::now();
-            while !sim.barrier_satisfied() && !stop && !sim.quit_requested() {
-                let input = match sync_timeout {
-                    None => match inputs.recv() {
-                        Ok(i) => i,
-                        Err(_) => {
-                            stop = true;
-                            break;
-                        }
-                    },
-                    Some(limit) => {
-                        let waited = started.elapsed();
-                        let left = limit.saturating_sub(waited);
-                        match inputs.recv_timeout(left) {
-                            Ok(i) => i,
-                            Err(RecvTimeoutError::Timeout) => {
-                                let late = sim.unsynced_agents();
-                                if !late.is_empty() {
-                                    // Left behind until they answer again:
-                                    // the others lose one timeout, not one
-                                    // per cycle.
-                                    limited!(late_log.admit(Instant::now()), warn!(
-                                        ?late,
-                                        timeout_ms = limit.as_millis() as u64,
-                                        "sync timeout: running without these agents until they answer again"
-                                    ));
-                                    sim.leave_behind_unsynced();
-                                    continue;
-                                }
-                                // Nobody to wait for: idle without a timeout.
-                                match inputs.recv() {
-                                    Ok(i) => i,
-                                    Err(_) => {
-                                        stop = true;
-                                        break;
-                                    }
-                                }
-                            }
-                            Err(RecvTimeoutError::Disconnected) => {
-                                stop = true;
-                                break;
-                            }
-                        }
-                    }
-                };
-                stop |= handle(&mut sim, &mut conns, &mut monitor_log, input);
-                while let Ok(input) = inputs.try_recv() {
-                    stop |= handle(&mut sim, &mut conns, &mut monitor_log, input);
-                }
-            }
+        if d.cfg.sync_mode && !d.stop && !d.sim.quit_requested() {
+            d.sync_wait();
         }
-        if stop || sim.quit_requested() {
+        if d.stop || d.sim.quit_requested() {
             break;
         }
         let t_read = t0.elapsed();
         // S: send phase.
         let t1 = Instant::now();
-        for (conn, percept) in sim.take_outgoing() {
-            let Some(c) = conns.get_mut(&conn) else {
+        d.send_percepts();
+        let t_send = t1.elapsed();
+        // X + P: step and prepare.
+        if d.step(t_read, t_send, late) {
+            break;
+        }
+        // W: real-time wait.
+        if d.cfg.real_time {
+            pace.wait();
+        }
+    }
+    d.finish()
+}
+
+/// The simulation thread's state between phases.
+struct Driver {
+    sim: Simulation,
+    conns: BTreeMap<ConnId, Conn>,
+    cfg: Arc<Config>,
+    sync_timeout: Option<Duration>,
+    inputs: Receiver<Input>,
+    outputs: Outputs,
+    /// A shutdown input or `killsim` came, or the inputs' senders are gone.
+    stop: bool,
+    summary: StageSummary,
+    monitor_log: LogLimit,
+    /// Lines about agents that do not keep up, thinned over all of them (a
+    /// client opening connection after connection that never read).
+    slow_log: LogLimit,
+    late_log: LogLimit,
+}
+
+/// Real-time pacing.
+struct Pace {
+    step: Duration,
+    next_tick: Instant,
+    /// When the coming cycle was due (real time only): how late its send
+    /// phase starts is the lateness agents see.
+    due: Option<Instant>,
+}
+
+impl Pace {
+    /// Sleeps until the next tick. Excess wall time is discarded: at most
+    /// one step per cycle, the simulation just runs slower.
+    fn wait(&mut self) {
+        let now = Instant::now();
+        self.due = Some(self.next_tick);
+        if self.next_tick > now {
+            std::thread::sleep(self.next_tick - now);
+            self.next_tick += self.step;
+        } else {
+            self.next_tick = now + self.step;
+        }
+    }
+}
+
+impl Driver {
+    /// Takes one input.
+    fn take(&mut self, input: Input) {
+        self.stop |= handle(&mut self.sim, &mut self.conns, &mut self.monitor_log, input);
+    }
+
+    /// Takes every input already waiting.
+    fn read_waiting(&mut self) {
+        while let Ok(input) = self.inputs.try_recv() {
+            self.take(input);
+        }
+    }
+
+    /// Sync mode: takes inputs until every agent in lockstep has answered
+    /// (or the sync timeout leaves the late ones behind).
+    fn sync_wait(&mut self) {
+        let started = Instant::now();
+        while !self.sim.barrier_satisfied() && !self.stop && !self.sim.quit_requested() {
+            let input = match self.sync_timeout {
+                None => self.inputs.recv().ok(),
+                Some(limit) => {
+                    let left = limit.saturating_sub(started.elapsed());
+                    match self.inputs.recv_timeout(left) {
+                        Ok(i) => Some(i),
+                        Err(RecvTimeoutError::Timeout) => {
+                            let late = self.sim.unsynced_agents();
+                            if !late.is_empty() {
+                                // Left behind until they answer again:
+                                // the others lose one timeout, not one
+                                // per cycle.
+                                limited!(self.late_log.admit(Instant::now()), warn!(
+                                    ?late,
+                                    timeout_ms = limit.as_millis() as u64,
+                                    "sync timeout: running without these agents until they answer again"
+                                ));
+                                self.sim.leave_behind_unsynced();
+                                continue;
+                            }
+                            // Nobody to wait for: idle without a timeout.
+                            self.inputs.recv().ok()
+                        }
+                        Err(RecvTimeoutError::Disconnected) => None,
+                    }
+                }
+            };
+            let Some(input) = input else {
+                self.stop = true;
+                break;
+            };
+            self.take(input);
+            self.read_waiting();
+        }
+    }
+
+    /// S: the percepts prepared last cycle framed into each connection's
+    /// outbox.
+    fn send_percepts(&mut self) {
+        for (conn, percept) in self.sim.take_outgoing() {
+            let Some(c) = self.conns.get_mut(&conn) else {
                 continue;
             };
             let Some(frame) = crate::framing::encode(&percept) else {
                 continue;
             };
             match c.out.push(frame) {
-                Ok(()) => sim.frame_delivered(conn),
+                Ok(()) => self.sim.frame_delivered(conn),
                 Err(PushError::Full) => {
                     c.dropped += 1;
                     if c.dropped == 1 || c.dropped.is_multiple_of(500) {
                         limited!(
-                            slow_log.admit(Instant::now()),
+                            self.slow_log.admit(Instant::now()),
                             warn!(
                                 conn,
                                 dropped = c.dropped,
@@ -186,14 +255,17 @@ pub fn run(
                 Err(PushError::Closed) => {}
             }
         }
-        let t_send = t1.elapsed();
-        // X + P: step and prepare.
+    }
+
+    /// X + P: the step, its report carried out, the snapshot published,
+    /// the timing recorded. `true` when the referee quits.
+    fn step(&mut self, t_read: Duration, t_send: Duration, late: Duration) -> bool {
         let t2 = Instant::now();
         // Two system calls per cycle, only while the cycle trace is on.
         let trace_on = tracing::enabled!(tracing::Level::TRACE);
         let cpu2 = trace_on.then(crate::procfs::thread_cpu_time).flatten();
         let mut stages = StageClock::default();
-        let report = sim.step(|stage| stages.enter(stage));
+        let report = self.sim.step(|stage| stages.enter(stage));
         let stages = stages.times();
         let t_step = t2.elapsed();
         // CPU the step used: far below its wall time means the thread
@@ -202,15 +274,15 @@ pub fn run(
             .and_then(|a| Some(crate::procfs::thread_cpu_time()?.saturating_sub(a)))
             .unwrap_or_default();
         for (conn, status) in report.status {
-            if let Some(c) = conns.get(&conn) {
+            if let Some(c) = self.conns.get(&conn) {
                 c.status.send_replace(status);
             }
         }
         for conn in report.close {
-            conns.remove(&conn);
+            self.conns.remove(&conn);
         }
-        outputs.cycle.send_replace(sim.cycle());
-        publish(&sim, &mut outputs, false);
+        self.outputs.cycle.send_replace(self.sim.cycle());
+        publish(&self.sim, &mut self.outputs, false);
         trace!(
             read_us = t_read.as_micros() as u64,
             send_us = t_send.as_micros() as u64,
@@ -222,44 +294,35 @@ pub fn run(
             perception_us = stages.perception_us,
             "cycle timing"
         );
-        summary.add(t_send, &stages, t_step, late);
-        if summary.cycles >= SUMMARY_EVERY {
-            summary.log_and_reset();
+        self.summary.add(t_send, &stages, t_step, late);
+        if self.summary.cycles >= SUMMARY_EVERY {
+            self.summary.log_and_reset();
         }
-        if report.quit {
-            break;
-        }
-        // W: real-time wait. Excess wall time is discarded: at most one
-        // step per cycle, the simulation just runs slower.
-        if cfg.real_time {
-            let now = Instant::now();
-            due = Some(next_tick);
-            if next_tick > now {
-                std::thread::sleep(next_tick - now);
-                next_tick += step;
-            } else {
-                next_tick = now + step;
+        report.quit
+    }
+
+    /// The last snapshot to monitors and the log, the log completed.
+    fn finish(mut self) -> RunSummary {
+        let sim = &self.sim;
+        let last = Arc::new(sim.snapshot());
+        info!(cycles = sim.cycle(), "simulation stopped");
+        self.outputs.snapshots.send_replace(Some(last.clone()));
+        if let Some(log) = self.outputs.log.take() {
+            match log.finish(Some(last.clone())) {
+                Ok(stats) => info!(
+                    lines = stats.lines,
+                    bytes = stats.bytes,
+                    "match log complete"
+                ),
+                Err(e) => warn!(cause = %e, "match log could not be completed"),
             }
         }
-    }
-    let last = Arc::new(sim.snapshot());
-    info!(cycles = sim.cycle(), "simulation stopped");
-    outputs.snapshots.send_replace(Some(last.clone()));
-    if let Some(log) = outputs.log.take() {
-        match log.finish(Some(last.clone())) {
-            Ok(stats) => info!(
-                lines = stats.lines,
-                bytes = stats.bytes,
-                "match log complete"
-            ),
-            Err(e) => warn!(cause = %e, "match log could not be completed"),
+        RunSummary {
+            cycles: sim.cycle(),
+            seed: sim.seed(),
+            results: MatchSummary::from_snapshot(&last, sim.seed()),
+            last,
         }
-    }
-    RunSummary {
-        cycles: sim.cycle(),
-        seed: sim.seed(),
-        results: MatchSummary::from_snapshot(&last, sim.seed()),
-        last,
     }
 }
 

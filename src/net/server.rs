@@ -30,12 +30,14 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 use futures::StreamExt;
+use tokio::net::tcp::OwnedReadHalf;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Notify};
+use tokio::task::JoinHandle;
 use tokio_util::codec::{Decoder, FramedRead, LengthDelimitedCodec};
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, Instrument};
@@ -281,6 +283,30 @@ impl Handler {
     }
 
     async fn run(mut self, stream: TcpStream) {
+        let Some(mut s) = self.connect(stream) else {
+            return;
+        };
+        let reason = loop {
+            if let Some(reason) = self.turn(&mut s).await {
+                break reason;
+            }
+        };
+        limited!(
+            self.may_log("disconnected"),
+            info!(%reason, "agent disconnected")
+        );
+        // Dropping the write half (with the task) closes the socket.
+        s.writer.abort();
+        self.slots.release(self.conn);
+        let _ = self.inputs.send(Input::Gone {
+            conn: self.conn,
+            reason,
+        });
+    }
+
+    /// Splits the socket, starts its writer task and tells the simulation
+    /// of the connection; `None` when the simulation has gone.
+    fn connect(&mut self, stream: TcpStream) -> Option<Session> {
         if let Err(e) = stream.set_nodelay(true) {
             debug!(cause = %e, "could not set TCP_NODELAY");
         }
@@ -289,149 +315,226 @@ impl Handler {
             codec: crate::framing::codec(self.cfg.max_agent_frame),
             started: false,
         };
-        let mut frames = FramedRead::new(read_half, codec);
+        let frames = FramedRead::new(read_half, codec);
         // What the socket does not take at once is written by a task of its
         // own, so a client that does not read never blocks this loop (its
         // deadlines, its reading).
         let (out, writer) = outbox(write_half, self.cfg.agent_queue);
-        let mut writer = self.conns.spawn(writer.run().in_current_span());
+        let writer = self.conns.spawn(writer.run().in_current_span());
         let pending = Arc::new(InFlight::default());
-        let (status_tx, mut status_rx) = watch::channel(AgentStatus::Connecting);
-        // The simulation still holds the sender of `status_rx`.
-        let mut status_open = true;
-        // `status_rx.changed()` has seen a new status (and marked it read).
-        let mut status_news = false;
+        let (status_tx, status_rx) = watch::channel(AgentStatus::Connecting);
         let rate = self.cfg.max_agent_bytes_per_sec;
         let burst = rate.max(self.cfg.max_agent_frame as u64 + 4);
-        let mut budget = (rate > 0).then(|| ByteBudget::new(rate, burst, Instant::now()));
         let idle = self.cfg.agent_idle_timeout();
-        let mut scene = SceneDeadline::new(idle, Instant::now());
-        // Since when a started frame has been waiting for its remaining bytes.
-        let mut partial_since: Option<Instant> = None;
-        // Commands handed to the simulation in cycle `budget_cycle`.
-        let mut budget_cycle = u64::MAX;
-        let mut spent = 0usize;
-        limited!(self.may_log("connected"), info!("agent connected"));
-        if self
-            .inputs
-            .send(Input::Connected {
-                conn: self.conn,
-                peer: self.peer,
-                out,
-                status: status_tx,
-                pending: pending.clone(),
-            })
-            .is_err()
-        {
-            writer.abort();
-            self.slots.release(self.conn);
-            return;
-        }
-        let reason: String = loop {
-            if std::mem::take(&mut status_news) || status_rx.has_changed().unwrap_or(false) {
-                let status = status_rx.borrow_and_update().clone();
-                self.agent_status(&status, &mut scene);
-            }
-            // Back-pressure: stop reading while the simulation is behind,
-            // or when this cycle's budget is spent, until it processes a
-            // message or starts a cycle (both wake this task).
-            let cycle = *self.cycle.borrow_and_update();
-            if cycle != budget_cycle {
-                budget_cycle = cycle;
-                spent = 0;
-            }
-            let behind = pending.get() >= MAX_PENDING_MESSAGES;
-            let spent_all = spent >= MAX_COMMANDS_PER_CYCLE;
-            let may_read = !behind && !spent_all;
-            let now = Instant::now();
-            // A frame counts as unfinished only while this side reads:
-            // the clock starts again when back-pressure ends.
-            if may_read && frames.decoder().started {
-                partial_since.get_or_insert(now);
-            } else {
-                partial_since = None;
-            }
-            let unfinished = partial_since.zip(idle).map(|(t, d)| t + d);
-            let wake = [scene.deadline(), unfinished].into_iter().flatten().min();
-            tokio::select! {
-                frame = frames.next(), if may_read => match frame {
-                    None => break "closed by peer".into(),
-                    Some(Err(e)) if is_disconnect(&e) => break format!("closed by peer ({e})"),
-                    Some(Err(e)) => {
-                        limited!(self.may_log("bad frame"), warn!(cause = %e, "bad frame from agent; closing connection"));
-                        break format!("bad frame: {e}");
-                    }
-                    Some(Ok(Inbound::Started)) => {}
-                    Some(Ok(Inbound::Frame(payload))) => {
-                        partial_since = None;
-                        if let Some(b) = budget.as_mut() {
-                            if !b.take(payload.len() + 4, Instant::now()) {
-                                limited!(self.may_log("over rate"), warn!(limit = rate, "agent over its inbound byte rate; closing connection"));
-                                break format!("over the inbound rate of {rate} bytes/s");
-                            }
-                        }
-                        if payload.is_empty() {
-                            continue;
-                        }
-                        let parsed = parse(&payload);
-                        if let Some(ParseError::TooManyNodes { .. }) = parsed.error {
-                            limited!(self.may_log("too many elements"), warn!(bytes = payload.len(), max = MAX_NODES, "message with too many elements from agent; closing connection"));
-                            break format!("more than {MAX_NODES} elements in one message");
-                        }
-                        let commands = decode_all(&parsed);
-                        spent += commands.len().max(1);
-                        pending.sent();
-                        if self.inputs.send(Input::Message { conn: self.conn, commands, parse_error: parsed.error }).is_err() {
-                            break "server stopping".into();
-                        }
-                    }
-                },
-                _ = pending.below(MAX_PENDING_MESSAGES), if behind => {}
-                next = self.cycle.changed(), if spent_all => if next.is_err() {
-                    break "server stopping".into();
-                },
-                // News from the simulation (joined, scene refused): taken
-                // at the top of the loop.
-                open = status_rx.changed(), if status_open => {
-                    status_open = open.is_ok();
-                    status_news = status_open;
-                }
-                _ = self.evict.notified() => break "evicted: every agent slot taken and no robot asked for".into(),
-                reason = &mut writer => break match reason {
-                    Ok(Some(reason)) => reason,
-                    Ok(None) => "server shutdown".into(),
-                    Err(e) => format!("writer failed: {e}"),
-                },
-                _ = tokio::time::sleep_until(wake.unwrap_or(now).into()), if wake.is_some() => {
-                    // News that came with the deadline (a `scene` received)
-                    // is taken before the deadline is enforced.
-                    if status_rx.has_changed().unwrap_or(false) {
-                        continue;
-                    }
-                    let now = Instant::now();
-                    let secs = idle.map(|d| d.as_secs_f32()).unwrap_or(0.0);
-                    if scene.deadline().is_some_and(|d| d <= now) {
-                        limited!(self.may_log("kept waiting"), warn!(seconds = secs, "agent asked for no robot (`scene`) in time; closing connection"));
-                        break format!("no `scene` within {secs} s");
-                    }
-                    if unfinished.is_some_and(|d| d <= now) && frames.decoder().started {
-                        limited!(self.may_log("frame unfinished"), warn!(seconds = secs, buffered = frames.read_buffer().len(), "agent left a frame unfinished; closing connection"));
-                        break format!("frame unfinished for {secs} s");
-                    }
-                }
-                _ = self.stop.cancelled() => break "server shutdown".into(),
-            }
+        let s = Session {
+            frames,
+            writer,
+            pending: pending.clone(),
+            status: StatusFeed {
+                rx: status_rx,
+                open: true,
+                news: false,
+            },
+            scene: SceneDeadline::new(idle, Instant::now()),
+            budget: CycleBudget {
+                bytes: (rate > 0).then(|| ByteBudget::new(rate, burst, Instant::now())),
+                rate,
+                cycle: u64::MAX,
+                spent: 0,
+            },
+            partial_since: None,
+            idle,
         };
-        limited!(
-            self.may_log("disconnected"),
-            info!(%reason, "agent disconnected")
-        );
-        // Dropping the write half (with the task) closes the socket.
-        writer.abort();
-        self.slots.release(self.conn);
-        let _ = self.inputs.send(Input::Gone {
+        limited!(self.may_log("connected"), info!("agent connected"));
+        let connected = Input::Connected {
             conn: self.conn,
-            reason,
-        });
+            peer: self.peer,
+            out,
+            status: status_tx,
+            pending,
+        };
+        if self.inputs.send(connected).is_err() {
+            s.writer.abort();
+            self.slots.release(self.conn);
+            return None;
+        }
+        Some(s)
     }
+
+    /// One turn of the connection: the simulation's news taken, then one
+    /// event waited for (a frame, room to read again, a deadline, the
+    /// end). `Some(reason)` when the connection is to close.
+    async fn turn(&mut self, s: &mut Session) -> Option<String> {
+        if std::mem::take(&mut s.status.news) || s.status.rx.has_changed().unwrap_or(false) {
+            let status = s.status.rx.borrow_and_update().clone();
+            self.agent_status(&status, &mut s.scene);
+        }
+        // Back-pressure: stop reading while the simulation is behind,
+        // or when this cycle's budget is spent, until it processes a
+        // message or starts a cycle (both wake this task).
+        let cycle = *self.cycle.borrow_and_update();
+        if cycle != s.budget.cycle {
+            s.budget.cycle = cycle;
+            s.budget.spent = 0;
+        }
+        let behind = s.pending.get() >= MAX_PENDING_MESSAGES;
+        let spent_all = s.budget.spent >= MAX_COMMANDS_PER_CYCLE;
+        let may_read = !behind && !spent_all;
+        let now = Instant::now();
+        // A frame counts as unfinished only while this side reads:
+        // the clock starts again when back-pressure ends.
+        if may_read && s.frames.decoder().started {
+            s.partial_since.get_or_insert(now);
+        } else {
+            s.partial_since = None;
+        }
+        let unfinished = s.partial_since.zip(s.idle).map(|(t, d)| t + d);
+        let wake = [s.scene.deadline(), unfinished].into_iter().flatten().min();
+        tokio::select! {
+            frame = s.frames.next(), if may_read => match frame {
+                None => Some("closed by peer".into()),
+                Some(Err(e)) if is_disconnect(&e) => Some(format!("closed by peer ({e})")),
+                Some(Err(e)) => {
+                    limited!(self.may_log("bad frame"), warn!(cause = %e, "bad frame from agent; closing connection"));
+                    Some(format!("bad frame: {e}"))
+                }
+                Some(Ok(Inbound::Started)) => None,
+                Some(Ok(Inbound::Frame(payload))) => self.frame(s, &payload).err(),
+            },
+            _ = s.pending.below(MAX_PENDING_MESSAGES), if behind => None,
+            next = self.cycle.changed(), if spent_all => next.is_err().then(|| "server stopping".into()),
+            // News from the simulation (joined, scene refused): taken
+            // at the top of the loop.
+            open = s.status.rx.changed(), if s.status.open => {
+                s.status.open = open.is_ok();
+                s.status.news = s.status.open;
+                None
+            }
+            _ = self.evict.notified() => Some("evicted: every agent slot taken and no robot asked for".into()),
+            reason = &mut s.writer => Some(match reason {
+                Ok(Some(reason)) => reason,
+                Ok(None) => "server shutdown".into(),
+                Err(e) => format!("writer failed: {e}"),
+            }),
+            _ = tokio::time::sleep_until(wake.unwrap_or(now).into()), if wake.is_some() => {
+                self.deadline(s, unfinished)
+            }
+            _ = self.stop.cancelled() => Some("server shutdown".into()),
+        }
+    }
+
+    /// A whole frame: counted against the byte rate, parsed, decoded and
+    /// handed to the simulation. `Err(reason)` closes the connection.
+    fn frame(&mut self, s: &mut Session, payload: &[u8]) -> Result<(), String> {
+        s.partial_since = None;
+        if let Some(b) = s.budget.bytes.as_mut() {
+            if !b.take(payload.len() + 4, Instant::now()) {
+                let rate = s.budget.rate;
+                limited!(
+                    self.may_log("over rate"),
+                    warn!(
+                        limit = rate,
+                        "agent over its inbound byte rate; closing connection"
+                    )
+                );
+                return Err(format!("over the inbound rate of {rate} bytes/s"));
+            }
+        }
+        if payload.is_empty() {
+            return Ok(());
+        }
+        let parsed = parse(payload);
+        if let Some(ParseError::TooManyNodes { .. }) = parsed.error {
+            limited!(
+                self.may_log("too many elements"),
+                warn!(
+                    bytes = payload.len(),
+                    max = MAX_NODES,
+                    "message with too many elements from agent; closing connection"
+                )
+            );
+            return Err(format!("more than {MAX_NODES} elements in one message"));
+        }
+        let commands = decode_all(&parsed);
+        s.budget.spent += commands.len().max(1);
+        s.pending.sent();
+        let message = Input::Message {
+            conn: self.conn,
+            commands,
+            parse_error: parsed.error,
+        };
+        if self.inputs.send(message).is_err() {
+            return Err("server stopping".into());
+        }
+        Ok(())
+    }
+
+    /// A deadline passed: the `scene` one or that of an unfinished frame
+    /// (`unfinished`). `Some(reason)` when the connection is to close.
+    fn deadline(&mut self, s: &mut Session, unfinished: Option<Instant>) -> Option<String> {
+        // News that came with the deadline (a `scene` received)
+        // is taken before the deadline is enforced.
+        if s.status.rx.has_changed().unwrap_or(false) {
+            return None;
+        }
+        let now = Instant::now();
+        let secs = s.idle.map(|d| d.as_secs_f32()).unwrap_or(0.0);
+        if s.scene.deadline().is_some_and(|d| d <= now) {
+            limited!(
+                self.may_log("kept waiting"),
+                warn!(
+                    seconds = secs,
+                    "agent asked for no robot (`scene`) in time; closing connection"
+                )
+            );
+            return Some(format!("no `scene` within {secs} s"));
+        }
+        if unfinished.is_some_and(|d| d <= now) && s.frames.decoder().started {
+            limited!(
+                self.may_log("frame unfinished"),
+                warn!(
+                    seconds = secs,
+                    buffered = s.frames.read_buffer().len(),
+                    "agent left a frame unfinished; closing connection"
+                )
+            );
+            return Some(format!("frame unfinished for {secs} s"));
+        }
+        None
+    }
+}
+
+/// One agent connection's state between turns.
+struct Session {
+    frames: FramedRead<OwnedReadHalf, AgentFrames>,
+    /// The outbox's writer task; its end ends the connection.
+    writer: JoinHandle<Option<String>>,
+    /// Messages handed to the simulation and not yet processed.
+    pending: Arc<InFlight>,
+    status: StatusFeed,
+    scene: SceneDeadline,
+    budget: CycleBudget,
+    /// Since when a started frame has been waiting for its remaining bytes.
+    partial_since: Option<Instant>,
+    /// `agent_idle_timeout_secs`, `None` when off.
+    idle: Option<Duration>,
+}
+
+/// The simulation's news about the agent.
+struct StatusFeed {
+    rx: watch::Receiver<AgentStatus>,
+    /// The simulation still holds the sender.
+    open: bool,
+    /// `rx.changed()` has seen a new status (and marked it read).
+    news: bool,
+}
+
+/// What the connection may still send: bytes a second, commands a cycle.
+struct CycleBudget {
+    bytes: Option<ByteBudget>,
+    /// `max_agent_bytes_per_sec` (0: no limit).
+    rate: u64,
+    /// The cycle the commands of `spent` were handed to the simulation in.
+    cycle: u64,
+    spent: usize,
 }

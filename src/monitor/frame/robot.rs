@@ -146,142 +146,204 @@ pub(super) fn robot_nodes(robot: &RobotSnapshot, e: &mut Emitter<'_>) {
     };
     let toe = t == 4 && slots[17].is_some();
     let foot_scale = if toe { TOE_FOOT_SCALE } else { [0.08; 3] };
-    let toe_scale = TOE_SCALE;
+    let look = Look {
+        t,
+        who,
+        foot_scale,
+        selected: robot.selected,
+    };
     e.open_trf(&IDENTITY);
     for (slot, pose_index) in slots.iter().enumerate() {
         let Some(pose) = pose_index.and_then(|i| robot.parts.get(i)) else {
             continue;
         };
         e.open_trf(&isometry_matrix(&pose.pose));
-        let joint = |e: &mut Emitter<'_>, mat: &str| {
-            e.smn(true, false, "StdUnitSphere", [0.01; 3], mat);
-        };
-        match slot {
-            0 => {
-                e.open_trf(&RM);
-                e.static_mesh(
-                    true,
-                    false,
-                    BODY[t],
-                    [0.1; 3],
-                    &[
-                        Material::Num,
-                        Material::Team,
-                        Material::Type,
-                        Material::Name("naowhite"),
-                    ],
-                    &who,
-                );
-                e.close();
-                e.open_trf(&IDENTITY);
-                // The selection marker.
-                e.smn(
-                    robot.selected,
-                    true,
-                    "StdUnitCylinder 1 1",
-                    [0.2, 0.2, 0.02],
-                    "matSelect",
-                );
-                e.close();
-            }
-            1 => e.smn(
-                true,
-                false,
-                "StdCapsule 0.015 0.08",
-                [1.0; 3],
-                "matDarkGrey",
-            ),
-            2 => {
-                e.open_trf(&RM);
-                e.static_mesh(
-                    true,
-                    false,
-                    "models/naohead.obj",
-                    [0.1; 3],
-                    &[
-                        Material::Team,
-                        Material::Name("naoblack"),
-                        Material::Name("naogrey"),
-                        Material::Name("naowhite"),
-                    ],
-                    &who,
-                );
-                e.close();
-            }
-            3 | 5 | 7 | 9 | 11 | 12 | 18 | 19 => joint(e, "matYellow"),
-            15 | 22 => joint(e, "matRed"),
-            4 => e.static_mesh(true, false, RUPPERARM[t], [0.07; 3], &TEAM_TYPE_WHITE, &who),
-            8 => e.static_mesh(true, false, LUPPERARM[t], [0.07; 3], &TEAM_TYPE_WHITE, &who),
-            6 => e.static_mesh(
-                true,
-                false,
-                "models/rlowerarm.obj",
-                [0.05; 3],
-                &TEAM_WHITE,
-                &who,
-            ),
-            10 => e.static_mesh(
-                true,
-                false,
-                "models/llowerarm.obj",
-                [0.05; 3],
-                &TEAM_WHITE,
-                &who,
-            ),
-            13 => e.static_mesh(
-                true,
-                false,
-                "models/rthigh.obj",
-                [0.07; 3],
-                &NUM_TEAM_WHITE,
-                &who,
-            ),
-            20 => e.static_mesh(
-                true,
-                false,
-                "models/lthigh.obj",
-                [0.07; 3],
-                &TEAM_WHITE,
-                &who,
-            ),
-            14 => e.static_mesh(true, false, RSHANK[t], [0.08; 3], &TEAM_TYPE_WHITE, &who),
-            21 => e.static_mesh(true, false, LSHANK[t], [0.08; 3], &TEAM_TYPE_WHITE, &who),
-            16 => e.static_mesh(
-                true,
-                false,
-                "models/rfoot.obj",
-                foot_scale,
-                &TEAM_WHITE,
-                &who,
-            ),
-            23 => e.static_mesh(
-                true,
-                false,
-                "models/lfoot.obj",
-                foot_scale,
-                &TEAM_WHITE,
-                &who,
-            ),
-            17 => e.static_mesh(
-                true,
-                false,
-                "models/rfoot.obj",
-                toe_scale,
-                &TEAM_WHITE,
-                &who,
-            ),
-            _ => e.static_mesh(
-                true,
-                false,
-                "models/lfoot.obj",
-                toe_scale,
-                &TEAM_WHITE,
-                &who,
-            ),
-        }
+        part_node(e, slot, &look);
         e.close();
     }
     e.close();
+}
+
+/// How one robot's parts look: its type, identity and foot scale.
+struct Look {
+    /// The robot type, at most 4.
+    t: usize,
+    who: Identity,
+    foot_scale: [f32; 3],
+    selected: bool,
+}
+
+/// The meshes of the part in monitor slot `slot`, in the part's frame.
+fn part_node(e: &mut Emitter<'_>, slot: usize, look: &Look) {
+    match slot {
+        0..=2 => trunk_node(e, slot, look),
+        _ => limb_node(e, slot, look),
+    }
+}
+
+/// Torso (with the selection marker), neck, head.
+fn trunk_node(e: &mut Emitter<'_>, slot: usize, look: &Look) {
+    match slot {
+        0 => {
+            e.open_trf(&RM);
+            e.static_mesh(
+                true,
+                false,
+                BODY[look.t],
+                [0.1; 3],
+                &[
+                    Material::Num,
+                    Material::Team,
+                    Material::Type,
+                    Material::Name("naowhite"),
+                ],
+                &look.who,
+            );
+            e.close();
+            e.open_trf(&IDENTITY);
+            // The selection marker.
+            e.smn(
+                look.selected,
+                true,
+                "StdUnitCylinder 1 1",
+                [0.2, 0.2, 0.02],
+                "matSelect",
+            );
+            e.close();
+        }
+        1 => e.smn(
+            true,
+            false,
+            "StdCapsule 0.015 0.08",
+            [1.0; 3],
+            "matDarkGrey",
+        ),
+        2 => {
+            e.open_trf(&RM);
+            e.static_mesh(
+                true,
+                false,
+                "models/naohead.obj",
+                [0.1; 3],
+                &[
+                    Material::Team,
+                    Material::Name("naoblack"),
+                    Material::Name("naogrey"),
+                    Material::Name("naowhite"),
+                ],
+                &look.who,
+            );
+            e.close();
+        }
+        _ => {}
+    }
+}
+
+/// Arms, legs, feet and toes; joints as small spheres.
+fn limb_node(e: &mut Emitter<'_>, slot: usize, look: &Look) {
+    let joint = |e: &mut Emitter<'_>, mat: &str| {
+        e.smn(true, false, "StdUnitSphere", [0.01; 3], mat);
+    };
+    match slot {
+        3 | 5 | 7 | 9 | 11 | 12 | 18 | 19 => joint(e, "matYellow"),
+        15 | 22 => joint(e, "matRed"),
+        4 => e.static_mesh(
+            true,
+            false,
+            RUPPERARM[look.t],
+            [0.07; 3],
+            &TEAM_TYPE_WHITE,
+            &look.who,
+        ),
+        8 => e.static_mesh(
+            true,
+            false,
+            LUPPERARM[look.t],
+            [0.07; 3],
+            &TEAM_TYPE_WHITE,
+            &look.who,
+        ),
+        6 => e.static_mesh(
+            true,
+            false,
+            "models/rlowerarm.obj",
+            [0.05; 3],
+            &TEAM_WHITE,
+            &look.who,
+        ),
+        10 => e.static_mesh(
+            true,
+            false,
+            "models/llowerarm.obj",
+            [0.05; 3],
+            &TEAM_WHITE,
+            &look.who,
+        ),
+        13 => e.static_mesh(
+            true,
+            false,
+            "models/rthigh.obj",
+            [0.07; 3],
+            &NUM_TEAM_WHITE,
+            &look.who,
+        ),
+        20 => e.static_mesh(
+            true,
+            false,
+            "models/lthigh.obj",
+            [0.07; 3],
+            &TEAM_WHITE,
+            &look.who,
+        ),
+        14 => e.static_mesh(
+            true,
+            false,
+            RSHANK[look.t],
+            [0.08; 3],
+            &TEAM_TYPE_WHITE,
+            &look.who,
+        ),
+        21 => e.static_mesh(
+            true,
+            false,
+            LSHANK[look.t],
+            [0.08; 3],
+            &TEAM_TYPE_WHITE,
+            &look.who,
+        ),
+        16 => e.static_mesh(
+            true,
+            false,
+            "models/rfoot.obj",
+            look.foot_scale,
+            &TEAM_WHITE,
+            &look.who,
+        ),
+        23 => e.static_mesh(
+            true,
+            false,
+            "models/lfoot.obj",
+            look.foot_scale,
+            &TEAM_WHITE,
+            &look.who,
+        ),
+        17 => e.static_mesh(
+            true,
+            false,
+            "models/rfoot.obj",
+            TOE_SCALE,
+            &TEAM_WHITE,
+            &look.who,
+        ),
+        _ => e.static_mesh(
+            true,
+            false,
+            "models/lfoot.obj",
+            TOE_SCALE,
+            &TEAM_WHITE,
+            &look.who,
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -10,8 +10,14 @@ use crate::sim::snapshot::{RobotSnapshot, WorldSnapshot};
 /// Nodes 1–35 of the scene (docs/protocol.md#monitor-scene-content): lights,
 /// field, skybox, goals, walls, flags, lines.
 pub(super) fn static_scene(f: &FieldParams, e: &mut Emitter<'_>) {
+    lights_field_sky(f, e);
+    goals(f, e);
+    walls_and_markers(f, e);
+}
+
+/// The two lights, the field and the skybox.
+fn lights_field_sky(f: &FieldParams, e: &mut Emitter<'_>) {
     let (l, w) = (f.field_length, f.field_width);
-    let (gw, gd, gh) = (f.goal_width, f.goal_depth, f.goal_height);
     e.open_trf(&translation(-10.0, 10.0, 10.0));
     e.light(0.8);
     e.close();
@@ -45,6 +51,12 @@ pub(super) fn static_scene(f: &FieldParams, e: &mut Emitter<'_>) {
         &NO_ONE,
     );
     e.close();
+}
+
+/// The two goals, each with its net and posts.
+fn goals(f: &FieldParams, e: &mut Emitter<'_>) {
+    let l = f.field_length;
+    let (gw, gd, gh) = (f.goal_width, f.goal_depth, f.goal_height);
     let goal_x = l / 2.0 + gd / 2.0;
     let left_goal = translation(-goal_x, 0.0, gh / 2.0);
     let right_goal: Mat = [
@@ -136,6 +148,12 @@ pub(super) fn static_scene(f: &FieldParams, e: &mut Emitter<'_>) {
         e.empty_trf(&translation(gd / 2.0, -gw / 2.0, gh / 2.0));
         e.close();
     }
+}
+
+/// The walls around the field, the corner flags and the empty transforms
+/// that stand for the lines.
+fn walls_and_markers(f: &FieldParams, e: &mut Emitter<'_>) {
+    let (l, w) = (f.field_length, f.field_width);
     let wall_x = l / 2.0 + 0.333 * l;
     let wall_y = w / 2.0 + 0.75 * w;
     for (m, s) in [

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use nalgebra::Vector3;
 
+use super::agent::Agent;
 use super::{ConnId, Simulation};
 use crate::limited;
 use crate::log_limit::LogLimit;
@@ -76,32 +77,7 @@ impl Simulation {
     /// Builds every agent's next frame: time, GS and hear, then the
     /// model's perceptors in its order (GYR, ACC, HJ, See, FRP).
     pub(in crate::sim::cycle) fn prepare_frames(&mut self) {
-        // The robots vision can see: those with a team. The names are
-        // cloned out so the agents can be updated while `seen` is alive.
-        let mut names: Vec<VisibleRobot> = Vec::new();
-        for (conn, a) in &self.agents {
-            let (Some(side), Some(team), Some(robot), Some(model)) =
-                (a.side, a.team.clone(), a.robot, a.model.as_ref())
-            else {
-                continue;
-            };
-            if a.closing {
-                continue;
-            }
-            let mut parts = [None; 5];
-            for (slot, name) in parts.iter_mut().zip(VISIBLE_PARTS) {
-                *slot = model
-                    .part_by_name(name)
-                    .map(|p| self.world.part_pose(robot, p).translation.vector);
-            }
-            names.push(VisibleRobot {
-                conn: *conn,
-                side,
-                team,
-                unum: a.unum,
-                parts,
-            });
-        }
+        let names = self.visible_robots();
         let owners: Vec<ConnId> = names.iter().map(|n| n.conn).collect();
         let mut seen: Vec<SeenRobot<'_>> = names
             .iter()
@@ -128,32 +104,14 @@ impl Simulation {
             if a.closing {
                 continue;
             }
-            text.clear();
-            time::write_time(text, self.server_time);
-            let identity = if a.announce_identity {
-                a.announce_identity = false;
-                a.side.map(|side| (a.unum, side))
-            } else {
-                None
-            };
-            let state = GameState {
-                identity,
-                score: self.cfg.rules.report_score.then_some((sl, sr)),
+            let heading = Heading {
+                server_time: self.server_time,
                 game_time,
                 play_mode: mode.name(),
+                score: self.cfg.rules.report_score.then_some((sl, sr)),
+                label_messages: self.cfg.rules.label_messages,
             };
-            game_state::write_game_state(text, &state);
-            let heard = std::mem::take(&mut a.heard);
-            let label = |t: &Arc<str>| -> Option<Arc<str>> {
-                self.cfg.rules.label_messages.then(|| t.clone())
-            };
-            if let Some(msg) = &heard.own_copy {
-                let own = a.team.as_ref().and_then(label);
-                hear::write_hear(text, own.as_deref(), game_time, None, msg);
-            }
-            for (team, dir, msg) in [&heard.team, &heard.opponent].into_iter().flatten() {
-                hear::write_hear(text, label(team).as_deref(), game_time, Some(*dir), msg);
-            }
+            write_heading(text, a, &heading);
             a.budget.tick();
             for slot in &model.perceptor_order {
                 match *slot {
@@ -195,5 +153,75 @@ impl Simulation {
             }
             a.outgoing = (!text.is_empty()).then(|| Bytes::copy_from_slice(text.as_bytes()));
         }
+    }
+
+    /// The robots vision can see: those with a team. The names are
+    /// cloned out so the agents can be updated while they are seen.
+    fn visible_robots(&self) -> Vec<VisibleRobot> {
+        let mut names: Vec<VisibleRobot> = Vec::new();
+        for (conn, a) in &self.agents {
+            let (Some(side), Some(team), Some(robot), Some(model)) =
+                (a.side, a.team.clone(), a.robot, a.model.as_ref())
+            else {
+                continue;
+            };
+            if a.closing {
+                continue;
+            }
+            let mut parts = [None; 5];
+            for (slot, name) in parts.iter_mut().zip(VISIBLE_PARTS) {
+                *slot = model
+                    .part_by_name(name)
+                    .map(|p| self.world.part_pose(robot, p).translation.vector);
+            }
+            names.push(VisibleRobot {
+                conn: *conn,
+                side,
+                team,
+                unum: a.unum,
+                parts,
+            });
+        }
+        names
+    }
+}
+
+/// What every frame of a cycle starts with.
+struct Heading {
+    server_time: f32,
+    game_time: f32,
+    play_mode: &'static str,
+    /// The score, when `report_score` is on.
+    score: Option<(u32, u32)>,
+    /// `label_messages`: heard messages carry the sender's team.
+    label_messages: bool,
+}
+
+/// A frame's time, game state and what the agent heard (`text` cleared
+/// first).
+fn write_heading(text: &mut String, a: &mut Agent, h: &Heading) {
+    text.clear();
+    time::write_time(text, h.server_time);
+    let identity = if a.announce_identity {
+        a.announce_identity = false;
+        a.side.map(|side| (a.unum, side))
+    } else {
+        None
+    };
+    let state = GameState {
+        identity,
+        score: h.score,
+        game_time: h.game_time,
+        play_mode: h.play_mode,
+    };
+    game_state::write_game_state(text, &state);
+    let heard = std::mem::take(&mut a.heard);
+    let label = |t: &Arc<str>| -> Option<Arc<str>> { h.label_messages.then(|| t.clone()) };
+    if let Some(msg) = &heard.own_copy {
+        let own = a.team.as_ref().and_then(label);
+        hear::write_hear(text, own.as_deref(), h.game_time, None, msg);
+    }
+    for (team, dir, msg) in [&heard.team, &heard.opponent].into_iter().flatten() {
+        hear::write_hear(text, label(team).as_deref(), h.game_time, Some(*dir), msg);
     }
 }

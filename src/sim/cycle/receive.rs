@@ -48,126 +48,93 @@ impl Simulation {
             );
         }
         for cmd in commands {
-            let cmd = match cmd {
-                Ok(c) => c,
+            let done = match cmd {
+                Ok(cmd) => self.command(conn, cmd),
                 Err(DecodeError::NotACommand(_)) => continue,
-                Err(e) => {
-                    bad_input(
-                        now,
-                        conn,
-                        agent,
-                        &mut self.teamless_log,
-                        format_args!("{e}"),
-                    );
-                    continue;
-                }
+                Err(e) => Err(e.to_string()),
             };
-            match cmd {
-                Command::Scene(scene) => {
-                    if agent.robot.is_some() || agent.pending_scene.is_some() {
-                        bad_input(
-                            now,
-                            conn,
-                            agent,
-                            &mut self.teamless_log,
-                            format_args!("second `scene` ignored"),
-                        );
-                    } else {
-                        agent.pending_scene = Some(scene);
-                        self.report.status.push((conn, AgentStatus::SceneReceived));
-                    }
-                }
-                // Every other command needs a robot. A `(syn)` sent with `scene` (RoboNewbie and replay tools
-                // do) counts for no frame, but says the agent runs in
-                // lockstep: its first frame is waited for.
-                Command::Syn if agent.robot.is_none() => {
-                    debug!(
-                        conn,
-                        "(syn) before the robot exists: lockstep from the first frame"
-                    );
-                    agent.in_lockstep = true;
-                }
-                _ if agent.robot.is_none() => {
-                    bad_input(
-                        now,
-                        conn,
-                        agent,
-                        &mut self.teamless_log,
-                        format_args!("command before the robot exists dropped: {cmd:?}"),
-                    );
-                }
-                Command::Syn => {
-                    agent.synced = true;
-                    agent.in_lockstep |= agent.frames_sent > 0;
-                }
-                Command::Hinge { effector, speed } => {
-                    let (Some(robot), Some(model)) = (agent.robot, agent.model.clone()) else {
-                        continue;
-                    };
-                    if !hinge::set_speed(&mut self.world, robot, &model, effector, speed) {
-                        bad_input(
-                            now,
-                            conn,
-                            agent,
-                            &mut self.teamless_log,
-                            format_args!(
-                                "unknown effector `{}` for robot type {}",
-                                effector.name(),
-                                model.robot_type
-                            ),
-                        );
-                    }
-                }
-                Command::Init(init) => {
-                    if agent.side.is_some() {
-                        bad_input(
-                            now,
-                            conn,
-                            agent,
-                            &mut self.teamless_log,
-                            format_args!("second `init` ignored"),
-                        );
-                    } else {
-                        agent.pending_init = Some(init);
-                    }
-                }
-                // A `beam` after an `init` that waits for this step is
-                // carried out after it, in the order sent.
-                Command::Beam(beam) => {
-                    if agent.side.is_none() && agent.pending_init.is_none() {
-                        bad_input(
-                            now,
-                            conn,
-                            agent,
-                            &mut self.teamless_log,
-                            format_args!("`beam` before a successful `init` ignored"),
-                        );
-                    } else {
-                        agent.pending_beam = Some(beam);
-                    }
-                }
-                Command::Say(msg) => {
-                    if agent.side.is_none() {
-                        bad_input(
-                            now,
-                            conn,
-                            agent,
-                            &mut self.teamless_log,
-                            format_args!("`say` without a team ignored"),
-                        );
-                    } else if let Err(e) = hear::validate_say(&msg) {
-                        bad_input(
-                            now,
-                            conn,
-                            agent,
-                            &mut self.teamless_log,
-                            format_args!("`say` dropped: {e}"),
-                        );
-                    } else {
-                        self.says.push((conn, msg));
-                    }
-                }
+            if let Err(why) = done {
+                let Some(agent) = self.agents.get_mut(&conn) else {
+                    return;
+                };
+                bad_input(
+                    now,
+                    conn,
+                    agent,
+                    &mut self.teamless_log,
+                    format_args!("{why}"),
+                );
             }
         }
+    }
+
+    /// One command of agent `conn`'s message checked and queued or applied;
+    /// `Err` says why it was refused (bad input).
+    fn command(&mut self, conn: ConnId, cmd: Command) -> Result<(), String> {
+        let Some(agent) = self.agents.get_mut(&conn) else {
+            return Ok(());
+        };
+        match cmd {
+            Command::Scene(scene) => {
+                if agent.robot.is_some() || agent.pending_scene.is_some() {
+                    return Err("second `scene` ignored".into());
+                }
+                agent.pending_scene = Some(scene);
+                self.report.status.push((conn, AgentStatus::SceneReceived));
+            }
+            // Every other command needs a robot. A `(syn)` sent with `scene` (RoboNewbie and replay tools
+            // do) counts for no frame, but says the agent runs in
+            // lockstep: its first frame is waited for.
+            Command::Syn if agent.robot.is_none() => {
+                debug!(
+                    conn,
+                    "(syn) before the robot exists: lockstep from the first frame"
+                );
+                agent.in_lockstep = true;
+            }
+            _ if agent.robot.is_none() => {
+                return Err(format!("command before the robot exists dropped: {cmd:?}"));
+            }
+            Command::Syn => {
+                agent.synced = true;
+                agent.in_lockstep |= agent.frames_sent > 0;
+            }
+            Command::Hinge { effector, speed } => {
+                let (Some(robot), Some(model)) = (agent.robot, agent.model.clone()) else {
+                    return Ok(());
+                };
+                if !hinge::set_speed(&mut self.world, robot, &model, effector, speed) {
+                    return Err(format!(
+                        "unknown effector `{}` for robot type {}",
+                        effector.name(),
+                        model.robot_type
+                    ));
+                }
+            }
+            Command::Init(init) => {
+                if agent.side.is_some() {
+                    return Err("second `init` ignored".into());
+                }
+                agent.pending_init = Some(init);
+            }
+            // A `beam` after an `init` that waits for this step is
+            // carried out after it, in the order sent.
+            Command::Beam(beam) => {
+                if agent.side.is_none() && agent.pending_init.is_none() {
+                    return Err("`beam` before a successful `init` ignored".into());
+                }
+                agent.pending_beam = Some(beam);
+            }
+            Command::Say(msg) => {
+                if agent.side.is_none() {
+                    return Err("`say` without a team ignored".into());
+                }
+                if let Err(e) = hear::validate_say(&msg) {
+                    return Err(format!("`say` dropped: {e}"));
+                }
+                self.says.push((conn, msg));
+            }
+        }
+        Ok(())
     }
 }

@@ -324,31 +324,7 @@ impl SceneLibrary {
         };
         let rest = &items[1..];
         match head {
-            "templ" | "template" => {
-                let mut names = Vec::new();
-                for r in rest {
-                    match r {
-                        Sexp::Atom(a, _) if a.starts_with('$') => names.push(a.clone()),
-                        _ => return Err(at(&env.file, r.line(), "templ: expected $names")),
-                    }
-                }
-                if names.len() != env.args.len() {
-                    return Err(at(
-                        &env.file,
-                        line,
-                        format!(
-                            "templ: this file takes {} argument(s) ({}), got {}",
-                            names.len(),
-                            names.join(" "),
-                            env.args.len()
-                        ),
-                    ));
-                }
-                for (n, v) in names.into_iter().zip(env.args.clone()) {
-                    env.vars.insert(n, v);
-                }
-                env.args_used = true;
-            }
+            "templ" | "template" => templ(env, rest, line)?,
             "def" | "define" => {
                 if rest.len() != 2 {
                     return Err(at(&env.file, line, "def: expected (def $name value)"));
@@ -365,33 +341,7 @@ impl SceneLibrary {
                     Some(Sexp::Atom(c, l)) => env.subst(c, *l)?,
                     _ => return Err(at(&env.file, line, "nd: expected a class name")),
                 };
-                let parent_world = tree
-                    .nodes
-                    .get(node)
-                    .map(|n| n.world)
-                    .unwrap_or_else(Isometry3::identity);
-                let idx = tree.nodes.len();
-                if idx >= MAX_NODES {
-                    return Err(at(
-                        &env.file,
-                        line,
-                        format!("the scene has more than {MAX_NODES} nodes"),
-                    ));
-                }
-                tree.nodes.push(SceneNode {
-                    class,
-                    name: None,
-                    parent: Some(node),
-                    children: Vec::new(),
-                    local: Isometry3::identity(),
-                    world: parent_world,
-                    calls: Vec::new(),
-                    file: env.file.clone(),
-                    line,
-                });
-                if let Some(p) = tree.nodes.get_mut(node) {
-                    p.children.push(idx);
-                }
+                let idx = add_node(tree, node, class, env, line)?;
                 for st in &rest[1..] {
                     self.statement(tree, idx, st, env, depth, level + 1, budget)?;
                 }
@@ -401,36 +351,15 @@ impl SceneLibrary {
                     Some(v) => self.value(v, env, budget)?,
                     None => return Err(at(&env.file, line, "switch: missing value")),
                 };
-                for case in &rest[1..] {
-                    let (citems, cline) = match case {
-                        Sexp::List(ci, cl) if ci.len() == 2 => (ci, *cl),
-                        _ => {
-                            return Err(at(
-                                &env.file,
-                                case.line(),
-                                "switch: each case is (label statement)",
-                            ))
-                        }
-                    };
-                    let label = self.value(&citems[0], env, budget)?;
-                    if label == value {
-                        let _ = cline;
-                        return self.statement(
-                            tree,
-                            node,
-                            &citems[1],
-                            env,
-                            depth,
-                            level + 1,
-                            budget,
-                        );
-                    }
-                }
-                return Err(at(
-                    &env.file,
-                    line,
-                    format!("switch: no case matches '{value}'"),
-                ));
+                let chosen = self.switch_case(&rest[1..], &value, env, budget)?;
+                let Some(st) = chosen else {
+                    return Err(at(
+                        &env.file,
+                        line,
+                        format!("switch: no case matches '{value}'"),
+                    ));
+                };
+                return self.statement(tree, node, st, env, depth, level + 1, budget);
             }
             "importScene" => {
                 let mut vals = Vec::new();
@@ -468,6 +397,33 @@ impl SceneLibrary {
             }
         }
         Ok(())
+    }
+
+    /// The statement of the first of `cases` whose label is `value`.
+    fn switch_case<'s>(
+        &self,
+        cases: &'s [Sexp],
+        value: &str,
+        env: &Env,
+        budget: &mut Budget,
+    ) -> Result<Option<&'s Sexp>, SceneError> {
+        for case in cases {
+            let citems = match case {
+                Sexp::List(ci, _) if ci.len() == 2 => ci,
+                _ => {
+                    return Err(at(
+                        &env.file,
+                        case.line(),
+                        "switch: each case is (label statement)",
+                    ))
+                }
+            };
+            let label = self.value(&citems[0], env, budget)?;
+            if label == value {
+                return Ok(Some(&citems[1]));
+            }
+        }
+        Ok(None)
     }
 
     /// Evaluates one argument to text, of at most [`MAX_VALUE_BYTES`].
@@ -618,6 +574,73 @@ impl Env {
         }
         Ok(a.to_string())
     }
+}
+
+/// `(templ $a $b ...)`: binds the file's arguments to the names.
+fn templ(env: &mut Env, rest: &[Sexp], line: usize) -> Result<(), SceneError> {
+    let mut names = Vec::new();
+    for r in rest {
+        match r {
+            Sexp::Atom(a, _) if a.starts_with('$') => names.push(a.clone()),
+            _ => return Err(at(&env.file, r.line(), "templ: expected $names")),
+        }
+    }
+    if names.len() != env.args.len() {
+        return Err(at(
+            &env.file,
+            line,
+            format!(
+                "templ: this file takes {} argument(s) ({}), got {}",
+                names.len(),
+                names.join(" "),
+                env.args.len()
+            ),
+        ));
+    }
+    for (n, v) in names.into_iter().zip(env.args.clone()) {
+        env.vars.insert(n, v);
+    }
+    env.args_used = true;
+    Ok(())
+}
+
+/// `(nd Class ...)`: a new node of `class` under `node`, placed at its
+/// parent's pose; its index.
+fn add_node(
+    tree: &mut SceneTree,
+    node: usize,
+    class: String,
+    env: &Env,
+    line: usize,
+) -> Result<usize, SceneError> {
+    let parent_world = tree
+        .nodes
+        .get(node)
+        .map(|n| n.world)
+        .unwrap_or_else(Isometry3::identity);
+    let idx = tree.nodes.len();
+    if idx >= MAX_NODES {
+        return Err(at(
+            &env.file,
+            line,
+            format!("the scene has more than {MAX_NODES} nodes"),
+        ));
+    }
+    tree.nodes.push(SceneNode {
+        class,
+        name: None,
+        parent: Some(node),
+        children: Vec::new(),
+        local: Isometry3::identity(),
+        world: parent_world,
+        calls: Vec::new(),
+        file: env.file.clone(),
+        line,
+    });
+    if let Some(p) = tree.nodes.get_mut(node) {
+        p.children.push(idx);
+    }
+    Ok(idx)
 }
 
 #[cfg(test)]

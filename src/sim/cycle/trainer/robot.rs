@@ -4,7 +4,6 @@
 use nalgebra::Vector3;
 use tracing::info;
 
-use crate::command::trainer::RobotRef;
 use crate::rules::facts::WorldFacts;
 use crate::sim::cycle::{ConnId, Simulation};
 
@@ -12,16 +11,10 @@ impl Simulation {
     /// `(agent (team T) (unum N) (pos x y z))`: moves the robot as a rigid
     /// whole, keeping its posture; clamped into the trainer's area, with
     /// the robot's lowest part no lower than the ground (see `bounds`).
-    pub(super) fn trainer_agent_pos(&mut self, robot: RobotRef, pos: Vector3<f32>) {
-        let Some(conn) = self.find_robot(robot) else {
-            return;
-        };
+    pub(super) fn trainer_agent_pos(&mut self, conn: ConnId, pos: Vector3<f32>) {
         let Some(h) = self.agents[&conn].robot else {
             return;
         };
-        if !pos.iter().all(|v| v.is_finite()) {
-            return;
-        }
         // A rigid shift keeps the torso's height above the lowest part.
         let torso = self.world.part_pose(h, self.world.robot_model(h).torso);
         let lowest = self
@@ -38,16 +31,10 @@ impl Simulation {
     /// `(agent (team T) (unum N) (move x y z yaw))`: places the robot
     /// upright with a heading; clamped into the trainer's area, and lifted
     /// so its lowest part is no lower than the ground (see `bounds`).
-    pub(super) fn trainer_agent_move(&mut self, robot: RobotRef, pos: Vector3<f32>, yaw_deg: f32) {
-        let Some(conn) = self.find_robot(robot) else {
-            return;
-        };
+    pub(super) fn trainer_agent_move(&mut self, conn: ConnId, pos: Vector3<f32>, yaw_deg: f32) {
         let Some(h) = self.agents[&conn].robot else {
             return;
         };
-        if !pos.iter().all(|v| v.is_finite()) || !yaw_deg.is_finite() {
-            return;
-        }
         let mut at = self.trainer_clamp(pos, 0.0);
         // The Nao faces its local +y: yaw -90 faces +x.
         self.world.place_robot(h, at, yaw_deg + 90.0);
@@ -61,46 +48,27 @@ impl Simulation {
         }
     }
 
-    /// Push: the selected robot cleared away as the referee clears
-    /// offenders.
-    pub(super) fn trainer_agent_push(&mut self) {
-        if let Some(conn) = self.selected {
-            self.push_away(conn);
-        }
-    }
-
     /// `(kill)`: the robot leaves and its connection is closed.
-    pub(super) fn trainer_kill(&mut self, r: Option<RobotRef>) {
-        let target = match r {
-            Some(r) => self.find_robot(r),
-            None => self.selected,
-        };
-        if let Some(conn) = target {
-            info!(conn, "robot killed by the trainer; closing the connection");
-            self.disconnect(conn, "killed by trainer");
-            self.report.close.push(conn);
-        }
+    pub(super) fn trainer_kill(&mut self, conn: ConnId) {
+        info!(conn, "robot killed by the trainer; closing the connection");
+        self.disconnect(conn, "killed by trainer");
+        self.report.close.push(conn);
     }
 
     /// `(repos)`: the robot moved outside the field beside its side's
     /// half, as the referee does with robots it takes out.
-    pub(super) fn trainer_repos(&mut self, r: Option<RobotRef>) {
-        let target = match r {
-            Some(r) => self.find_robot(r),
-            None => self.selected,
-        };
-        if let Some(conn) = target {
-            let a = &self.agents[&conn];
-            if let (Some(side), Some(h)) = (a.side, a.robot) {
-                let pos = self
-                    .referee
-                    .outside_position(side, a.unum, self.world.ball_position().y);
-                self.world.shift_robot(h, pos);
-            }
+    pub(super) fn trainer_repos(&mut self, conn: ConnId) {
+        let a = &self.agents[&conn];
+        if let (Some(side), Some(h)) = (a.side, a.robot) {
+            let pos = self
+                .referee
+                .outside_position(side, a.unum, self.world.ball_position().y);
+            self.world.shift_robot(h, pos);
         }
     }
 
-    fn push_away(&mut self, conn: ConnId) {
+    /// Push: a robot cleared away as the referee clears offenders.
+    pub(super) fn push_away(&mut self, conn: ConnId) {
         let Some(a) = self.agents.get(&conn) else {
             return;
         };
