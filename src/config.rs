@@ -27,12 +27,13 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use thiserror::Error;
 
+use crate::app::latency::LatencyConfig;
 use crate::monitor::MonitorConfig;
 use crate::perception::vision::{FieldGeometry, VisionConfig};
 use crate::rules::teams::TeamsConfig;
 use crate::rules::RulesConfig;
 use crate::sim::assets::ModelSource;
-use crate::sim::latency::LatencyConfig;
+use crate::sim::config::SimConfig;
 use crate::sim::world::{FieldSize, PhysicsConfig};
 use overlay::Node;
 pub use user::{UserFiles, CONFIG_ENV};
@@ -383,30 +384,27 @@ impl Config {
     /// Field dimensions for the physics world, taken from the referee's
     /// parameters so the field is described once.
     pub fn field_size(&self) -> FieldSize {
-        let r = &self.rules;
-        FieldSize {
-            field_length: r.field_length,
-            field_width: r.field_width,
-            goal_width: r.goal_width,
-            goal_depth: r.goal_depth,
-            goal_height: r.goal_height,
-            ball_radius: r.ball_radius,
-            ball_mass: r.ball_mass,
-        }
+        crate::sim::config::field_size(&self.rules)
     }
 
     /// Field dimensions for vision, taken from the referee's parameters so
     /// the field is described once.
     pub fn field_geometry(&self) -> FieldGeometry {
-        let r = &self.rules;
-        FieldGeometry {
-            field_length: r.field_length,
-            field_width: r.field_width,
-            goal_width: r.goal_width,
-            goal_height: r.goal_height,
-            penalty_length: r.penalty_length,
-            penalty_width: r.penalty_width,
-            centre_circle_radius: r.free_kick_distance,
+        crate::sim::config::field_geometry(&self.rules)
+    }
+
+    /// What the simulation reads: the cycle, the sync barrier and the
+    /// options of physics, vision, rules, teams and models.
+    pub fn sim_config(&self) -> SimConfig {
+        SimConfig {
+            step: self.step,
+            sync_grace_frames: self.sync_grace_frames,
+            sync_wait_for_agents: self.sync_wait_for_agents.max(1),
+            physics: self.physics.clone(),
+            vision: self.vision.clone(),
+            rules: self.rules.clone(),
+            teams: self.teams.clone(),
+            models: self.resolved_models_dir(),
         }
     }
 

@@ -87,6 +87,7 @@ pub mod log_limit;
 pub mod monitor;
 pub mod net;
 pub mod perception;
+pub mod playmode;
 pub mod procfs;
 pub mod rules;
 pub mod sexp;

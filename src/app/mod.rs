@@ -19,6 +19,7 @@ use crate::net::link::Input;
 use crate::net::server::accept_agents;
 
 pub mod driver;
+pub mod latency;
 
 pub use driver::RunSummary;
 
@@ -89,7 +90,7 @@ pub async fn run_with(
         cfg.seed
     };
     info!(seed, "random seed (replay with --seed {seed})");
-    let sim = crate::sim::cycle::Simulation::new(cfg.clone(), seed)?;
+    let sim = crate::sim::cycle::Simulation::new(cfg.sim_config(), seed)?;
     let monitor_cfg = cfg.monitor_config();
     let log = match &monitor_cfg.log {
         Some(path) => Some(crate::monitor::log::LogWriter::spawn(
@@ -117,7 +118,7 @@ pub async fn run_with(
         .name("simulation".into())
         .spawn(move || {
             let _g = span.enter();
-            let _latency = crate::sim::latency::apply_logged(&sim_cfg.latency);
+            let _latency = crate::app::latency::apply_logged(&sim_cfg.latency);
             let summary = driver::run(sim, sim_cfg, input_rx, outputs);
             let _ = done_tx.send(summary);
         })

@@ -250,7 +250,7 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
         #[command(flatten)]
-        args: crate::web::ReplayArgs,
+        args: ReplayCli,
     },
     /// Send a trainer command to a running server's monitor port and wait
     /// until the game state shows its effect.
@@ -691,7 +691,25 @@ fn run_server(program: Program, args: &ServerArgs, skipped: &[String]) -> Result
     })
 }
 
-fn run_replay(config: Option<&std::path::Path>, args: &crate::web::ReplayArgs) -> Result<ExitCode> {
+/// `rcss3d replay`: play a match log in the web monitor.
+#[derive(clap::Args, Debug, Clone)]
+struct ReplayCli {
+    /// The match log (plain text, or gzip whatever its name).
+    file: PathBuf,
+    /// Port of the page.
+    #[arg(long, default_value_t = 8080)]
+    web_port: u16,
+    /// Address to listen on (default: the configuration's `bind`).
+    #[arg(long, value_name = "ADDR")]
+    bind: Option<std::net::IpAddr>,
+}
+
+fn run_replay(config: Option<&std::path::Path>, cli: &ReplayCli) -> Result<ExitCode> {
+    let args = &crate::web::ReplayArgs {
+        file: cli.file.clone(),
+        web_port: cli.web_port,
+        bind: cli.bind,
+    };
     // The file first: a missing log is the error to report, whatever the
     // port.
     std::fs::File::open(&args.file).with_context(|| args.file.display().to_string())?;

@@ -5,7 +5,7 @@
 //! the robot lacks (`lle7` on a type 0 robot) becomes an unknown effector.
 //! One file per effector with parameters; `mod.rs` matches on the name.
 //! [`trainer`] holds the commands of monitors and trainers, decoded by
-//! `crate::monitor::command` and carried out by the simulation.
+//! the monitor port (`monitor::command`) and carried out by the simulation.
 
 mod beam;
 mod init;

@@ -1,12 +1,12 @@
 //! Trainer commands (docs/protocol.md#monitor-commands) as values: what a monitor
-//! asks the simulation to do. `crate::monitor::command` decodes them from a
+//! asks the simulation to do. The monitor port (`monitor::command`) decodes them from a
 //! monitor's frame bytes, the web monitor builds them from its page's
 //! messages, and the simulation resolves teams and numbers to robots and
 //! carries them out. Nothing here reads bytes or touches the world.
 
 use nalgebra::Vector3;
 
-use crate::rules::{PlayMode, Side};
+use crate::playmode::{PlayMode, Side};
 
 /// A robot named by team and uniform number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,8 +91,8 @@ pub enum MonitorCommand {
     Kill(Option<RobotRef>),
     /// `(repos)` (selected robot) or `(repos (unum N) (team T))`.
     Repos(Option<RobotRef>),
-    /// `(time T)` with 0 ≤ T ≤
-    /// [`MAX_GAME_TIME`](crate::rules::MAX_GAME_TIME): set the game time.
+    /// `(time T)` with 0 ≤ T ≤ the referee's `MAX_GAME_TIME`: set the
+    /// game time.
     Time(f32),
     /// `(score (left A) (right B))`.
     Score(u32, u32),

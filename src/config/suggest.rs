@@ -5,11 +5,11 @@
 
 use serde::de::DeserializeOwned;
 
+use crate::app::latency::LatencyConfig;
 use crate::monitor::MonitorConfig;
 use crate::perception::vision::VisionConfig;
 use crate::rules::teams::TeamsConfig;
 use crate::rules::RulesConfig;
-use crate::sim::latency::LatencyConfig;
 use crate::sim::world::{ContactConfig, DragConfig, JointConfig, PhysicsConfig, SolverConfig};
 
 /// The text of a RON error: unknown keys and variants rewritten as above,

@@ -22,6 +22,7 @@ pub mod client;
 pub mod command;
 pub mod config;
 pub mod control;
+pub mod follow;
 pub mod frame;
 pub mod log;
 pub mod number;

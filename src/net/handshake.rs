@@ -14,7 +14,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::net::link::AgentStatus;
+use crate::sim::cycle::AgentStatus;
 
 /// Whether a connection still owes the server its `scene`, and until when.
 #[derive(Debug, Clone)]

@@ -17,7 +17,7 @@ use crate::command::{Command, DecodeError};
 use crate::net::outbox::Outbox;
 use crate::sexp::ParseError;
 
-pub use crate::sim::cycle::{AgentStatus, ConnId};
+use crate::sim::cycle::{AgentStatus, ConnId};
 
 /// Everything that reaches the simulation thread.
 #[derive(Debug)]

@@ -49,10 +49,11 @@ use crate::limited;
 use crate::log_limit::{LogLimit, SharedLogLimit};
 use crate::net::connections::{Connections, SHUTDOWN_GRACE};
 use crate::net::handshake::SceneDeadline;
-use crate::net::link::{AgentStatus, ConnId, InFlight, Input, InputSender};
+use crate::net::link::{InFlight, Input, InputSender};
 use crate::net::outbox::outbox;
 use crate::net::rate::ByteBudget;
 use crate::sexp::{parse, ParseError, MAX_NODES};
+use crate::sim::cycle::{AgentStatus, ConnId};
 
 /// Messages a connection may have queued to the simulation before it stops
 /// reading from its socket (TCP back-pressure then slows the client). Real

@@ -7,7 +7,7 @@
 
 use nalgebra::Vector3;
 
-use super::playmode::Side;
+use crate::playmode::Side;
 
 /// A robot's stable id for the lifetime of its connection.
 pub type RobotId = u32;

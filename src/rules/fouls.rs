@@ -13,7 +13,7 @@ use super::config::RulesConfig;
 use super::facts::{RobotFacts, RobotId, WorldFacts};
 use super::geometry::{angle_deg, dist_xy};
 use super::placement::{team_index, Cycle};
-use super::playmode::Side;
+use crate::playmode::Side;
 
 /// Foul types with the reference's numbers, which monitors use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -5,7 +5,7 @@
 use nalgebra::{Vector2, Vector3};
 
 use super::config::RulesConfig;
-use super::playmode::Side;
+use crate::playmode::Side;
 
 /// An axis-aligned rectangle in the xy plane (edges included).
 #[derive(Debug, Clone, Copy, PartialEq)]

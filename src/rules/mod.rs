@@ -5,10 +5,9 @@
 //! gathers [`WorldFacts`] from the world, calls the referee once per cycle
 //! after physics, and carries out the decisions it returns.
 
-mod playmode;
 pub mod teams;
 
-pub use playmode::{PlayMode, Side};
+pub use crate::playmode::{PlayMode, Side};
 mod config;
 pub mod facts;
 mod fouls;

@@ -11,7 +11,7 @@ use rand::Rng;
 use super::config::RulesConfig;
 use super::facts::{Decision, RobotFacts, RobotId};
 use super::geometry::sphere_meets_box;
-use super::playmode::Side;
+use crate::playmode::Side;
 
 /// Index of a side in per-team arrays.
 pub(crate) fn team_index(side: Side) -> usize {

@@ -10,8 +10,8 @@
 //! the match log live there (`app::driver` runs the cycle loop).
 
 pub mod assets;
+pub mod config;
 pub mod cycle;
-pub mod latency;
 pub mod model;
 pub mod scene;
 pub mod snapshot;

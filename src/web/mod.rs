@@ -89,16 +89,14 @@ pub fn live_on(listener: TcpListener, cfg: &Config, web: WebConfig) -> Result<Ex
     }))
 }
 
-/// `rcss3d replay`: play a match log in the web monitor.
-#[derive(clap::Args, Debug, Clone)]
+/// What `rcss3d replay` plays and where.
+#[derive(Debug, Clone)]
 pub struct ReplayArgs {
     /// The match log (plain text, or gzip whatever its name).
     pub file: PathBuf,
     /// Port of the page.
-    #[arg(long, default_value_t = 8080)]
     pub web_port: u16,
     /// Address to listen on (default: the configuration's `bind`).
-    #[arg(long, value_name = "ADDR")]
     pub bind: Option<IpAddr>,
 }
 

@@ -20,7 +20,7 @@ use thiserror::Error;
 
 use super::shapes::{FieldView, RobotShapes};
 use super::view::{PartView, RobotView, WorldView, UNKNOWN_MODE, UNKNOWN_PART};
-use crate::monitor::client::{NodeKind, SceneNode, TrackedScene};
+use crate::monitor::follow::{NodeKind, SceneNode, TrackedScene};
 use crate::monitor::log::{LogReader, LogTail};
 use crate::rules::Side;
 

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::view::UNKNOWN_PART;
 use crate::config::Config;
-use crate::monitor::client::TrackedScene;
+use crate::monitor::follow::TrackedScene;
 use crate::sim::assets::ModelSource;
 use crate::sim::model::{ModelLibrary, RobotModel, ShapeDesc};
 use crate::sim::scene::SceneError;

@@ -28,17 +28,16 @@
 //! well, so a match log can be checked line by line without a socket.
 
 use futures::StreamExt;
-use thiserror::Error;
 use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio_util::codec::{FramedRead, LengthDelimitedCodec};
 
-mod check;
-mod scene;
-
-pub use check::{check_log, is_roboviz_mesh, validate_message, LogCheck, LogChecker};
-pub use scene::{GameView, NodeKind, RobotView, SceneNode, TrackedScene};
+use crate::monitor::follow::invalid;
+pub use crate::monitor::follow::{
+    check_log, is_roboviz_mesh, validate_message, GameView, LogCheck, LogChecker, NodeKind,
+    RobotView, SceneNode, StreamError as ClientError, TrackedScene,
+};
 
 use super::frame::FrameKind;
 use crate::framing;
@@ -47,27 +46,6 @@ use crate::framing;
 /// full match is about 100 kB; this only guards against a corrupt length
 /// prefix.
 pub const MAX_SERVER_FRAME: usize = 64 * 1024 * 1024;
-
-/// Why the client stopped or rejected a message.
-#[derive(Debug, Error)]
-pub enum ClientError {
-    /// Socket failure.
-    #[error("monitor connection: {0}")]
-    Io(#[from] std::io::Error),
-    /// A message broke a rule RoboViz depends on.
-    #[error("invalid monitor message: {0}")]
-    Invalid(String),
-    /// A delta does not fit the tree of the last full state.
-    #[error("delta does not match the last full state: {0}")]
-    Shape(String),
-    /// A delta arrived before any full state.
-    #[error("delta before the first full state")]
-    NoFullState,
-}
-
-fn invalid(msg: impl Into<String>) -> ClientError {
-    ClientError::Invalid(msg.into())
-}
 
 /// One message as received.
 #[derive(Debug, Clone)]

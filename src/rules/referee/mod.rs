@@ -38,7 +38,7 @@ use super::facts::{Decision, RobotFacts, RobotId, WorldFacts};
 use super::fouls::{self, FoulInputs, FoulRecord, PlayerState};
 use super::geometry::clamp;
 use super::placement::{team_index, Cycle};
-use super::playmode::{PlayMode, Side};
+use crate::playmode::{PlayMode, Side};
 
 mod checks;
 mod play_on;

@@ -31,7 +31,7 @@ impl Simulation {
     pub fn barrier_satisfied(&self) -> bool {
         if !self.started {
             let asked = self.agents.values().filter(|a| a.in_barrier()).count();
-            if asked < self.cfg.sync_wait_for_agents.max(1) {
+            if asked < self.cfg.sync_wait_for_agents {
                 return false;
             }
         }

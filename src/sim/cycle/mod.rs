@@ -26,17 +26,16 @@
 //! * `snapshot`: the copy of the match monitors and the log show.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Duration;
 
 use nalgebra::Vector3;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::Config;
 use crate::log_limit::{KindLimits, LogLimit};
 use crate::rules::teams::{CompositionRules, TeamRegistry};
 use crate::rules::Referee;
+use crate::sim::config::SimConfig;
 use crate::sim::model::{ModelLibrary, RobotModel};
 use crate::sim::scene::SceneError;
 use crate::sim::world::{RobotHandle, World};
@@ -106,7 +105,7 @@ pub enum Stage {
 
 /// The whole simulated match.
 pub struct Simulation {
-    cfg: Arc<Config>,
+    cfg: SimConfig,
     world: World,
     models: ModelLibrary,
     referee: Referee,
@@ -150,13 +149,13 @@ pub enum SimError {
 impl Simulation {
     /// Builds the world and loads the robot models. `seed` must already be
     /// resolved (0 = random is decided by the caller, who prints it).
-    pub fn new(cfg: Arc<Config>, seed: u64) -> Result<Simulation, SimError> {
+    pub fn new(cfg: SimConfig, seed: u64) -> Result<Simulation, SimError> {
         let physics = crate::sim::world::PhysicsConfig {
             cycle_dt: cfg.step,
             ..cfg.physics.clone()
         };
         let world = World::with_field(&physics, &cfg.field_size())?;
-        let models = ModelLibrary::load(&cfg.resolved_models_dir())?;
+        let models = ModelLibrary::load(&cfg.models)?;
         let referee = Referee::new(cfg.rules.clone());
         let teams = TeamRegistry::new(
             CompositionRules {
@@ -257,7 +256,7 @@ impl Simulation {
 
 /// Torso height for placements: `AgentRadius`, raised where a robot type's
 /// straight legs are longer (type 3) so the feet never start in the ground.
-fn placement_height(cfg: &Config, model: &RobotModel) -> f32 {
+fn placement_height(cfg: &SimConfig, model: &RobotModel) -> f32 {
     cfg.rules.agent_radius.max(model.standing_height() + 0.005)
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use nalgebra::Vector3;
 
-use super::{invalid, validate_message, ClientError};
+use super::{invalid, validate_message, StreamError};
 use crate::monitor::frame::FrameKind;
 use crate::monitor::sexp::{parse_all, Node};
 use crate::rules::{PlayMode, Side};
@@ -112,7 +112,7 @@ pub const MAX_REFUSALS: usize = 16;
 impl TrackedScene {
     /// Checks one message with [`validate_message`] and applies it: a full
     /// state replaces the scene, a delta must match its shape exactly.
-    pub fn apply(&mut self, text: &str) -> Result<FrameKind, ClientError> {
+    pub fn apply(&mut self, text: &str) -> Result<FrameKind, StreamError> {
         let kind = validate_message(text)?;
         let (parts, _) = parse_all(text);
         let [preds, _, scene] = &parts[..] else {
@@ -129,7 +129,7 @@ impl TrackedScene {
             }
             FrameKind::Delta => {
                 if self.full_states == 0 {
-                    return Err(ClientError::NoFullState);
+                    return Err(StreamError::NoFullState);
                 }
                 apply_delta_list(&mut self.nodes, scene, "scene")?;
                 self.deltas += 1;
@@ -280,7 +280,7 @@ pub(super) fn walk(
     }
 }
 
-pub(super) fn full_node(node: &Node<'_>) -> Result<SceneNode, ClientError> {
+pub(super) fn full_node(node: &Node<'_>) -> Result<SceneNode, StreamError> {
     let items = node.list().unwrap_or(&[]);
     let kind = match items.get(1).and_then(Node::atom) {
         Some("TRF") => NodeKind::Transform,
@@ -316,7 +316,7 @@ pub(super) fn full_node(node: &Node<'_>) -> Result<SceneNode, ClientError> {
     Ok(n)
 }
 
-pub(super) fn matrix(args: &[&str]) -> Result<[f32; 16], ClientError> {
+pub(super) fn matrix(args: &[&str]) -> Result<[f32; 16], StreamError> {
     if args.len() != 16 {
         return Err(invalid(format!("SLT with {} values", args.len())));
     }
@@ -331,10 +331,10 @@ pub(super) fn apply_delta_list(
     stored: &mut [SceneNode],
     delta: &[Node<'_>],
     path: &str,
-) -> Result<(), ClientError> {
+) -> Result<(), StreamError> {
     let nds: Vec<&Node<'_>> = delta.iter().filter(|n| n.head() == Some("nd")).collect();
     if nds.len() != stored.len() {
-        return Err(ClientError::Shape(format!(
+        return Err(StreamError::Shape(format!(
             "{path}: {} nodes in the delta, {} stored",
             nds.len(),
             stored.len()
@@ -349,7 +349,7 @@ pub(super) fn apply_delta_list(
             (NodeKind::StaticMesh, Some("StaticMesh"))
             | (NodeKind::SingleMaterialMesh, Some("SMN")) => {}
             (kind, word) => {
-                return Err(ClientError::Shape(format!(
+                return Err(StreamError::Shape(format!(
                     "{here}: {kind:?} stored, delta says {word:?}"
                 )))
             }

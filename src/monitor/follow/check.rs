@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{invalid, ClientError, TrackedScene};
+use super::{invalid, StreamError, TrackedScene};
 use crate::monitor::frame::FrameKind;
 use crate::monitor::sexp::{parse_limited, Node};
 
@@ -30,7 +30,7 @@ pub struct LogCheck {
 /// one message per line ending in `\n`, no blank, `\r` or `[` lines, line
 /// 1 a full state, every line valid for RoboViz, every delta fitting the
 /// previous full state. Errors name the line (`line 12: ...`).
-pub fn check_log(text: &str) -> Result<LogCheck, ClientError> {
+pub fn check_log(text: &str) -> Result<LogCheck, StreamError> {
     if !text.is_empty() && !text.ends_with('\n') {
         return Err(invalid("the log does not end with a complete line"));
     }
@@ -55,11 +55,11 @@ pub struct LogChecker {
 
 impl LogChecker {
     /// Checks and applies the next line (without its `\n`).
-    pub fn line(&mut self, line: &str) -> Result<(), ClientError> {
+    pub fn line(&mut self, line: &str) -> Result<(), StreamError> {
         let n = self.lines + 1;
-        let at = |e: ClientError| match e {
-            ClientError::Invalid(m) => invalid(format!("line {n}: {m}")),
-            ClientError::Shape(m) => ClientError::Shape(format!("line {n}: {m}")),
+        let at = |e: StreamError| match e {
+            StreamError::Invalid(m) => invalid(format!("line {n}: {m}")),
+            StreamError::Shape(m) => StreamError::Shape(format!("line {n}: {m}")),
             other => invalid(format!("line {n}: {other}")),
         };
         if line.is_empty() {
@@ -92,7 +92,7 @@ impl LogChecker {
     }
 
     /// What the log held; an error if it held no line.
-    pub fn finish(self) -> Result<LogCheck, ClientError> {
+    pub fn finish(self) -> Result<LogCheck, StreamError> {
         if self.lines == 0 {
             return Err(invalid("empty log"));
         }
@@ -109,7 +109,7 @@ impl LogChecker {
 /// (docs/protocol.md#what-roboviz-needs) and returns
 /// whether it is a full state or a delta. It does not check a delta's
 /// shape; [`TrackedScene::apply`] does.
-pub fn validate_message(text: &str) -> Result<FrameKind, ClientError> {
+pub fn validate_message(text: &str) -> Result<FrameKind, StreamError> {
     if text.is_empty() {
         return Err(invalid("empty message"));
     }
@@ -173,7 +173,7 @@ pub(super) fn is_int(s: &str) -> bool {
     s.parse::<i64>().is_ok()
 }
 
-pub(super) fn check_predicates(preds: &[Node<'_>], kind: FrameKind) -> Result<(), ClientError> {
+pub(super) fn check_predicates(preds: &[Node<'_>], kind: FrameKind) -> Result<(), StreamError> {
     let mut seen: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     let mut play_modes: Option<usize> = None;
     for p in preds {
@@ -302,7 +302,7 @@ pub fn is_roboviz_mesh(name: &str) -> bool {
     }
 }
 
-pub(super) fn check_full_node(node: &Node<'_>) -> Result<(), ClientError> {
+pub(super) fn check_full_node(node: &Node<'_>) -> Result<(), StreamError> {
     let items = node
         .list()
         .ok_or_else(|| invalid("scene item is not a list"))?;
@@ -364,7 +364,7 @@ pub(super) fn check_full_node(node: &Node<'_>) -> Result<(), ClientError> {
     Ok(())
 }
 
-pub(super) fn check_delta_atoms(scene: &[Node<'_>], top: bool) -> Result<(), ClientError> {
+pub(super) fn check_delta_atoms(scene: &[Node<'_>], top: bool) -> Result<(), StreamError> {
     for n in scene {
         let Some(items) = n.list() else {
             if top {
