@@ -888,7 +888,7 @@ fn the_built_in_files_are_those_of_the_repository() {
         assert_eq!(
             names(&built_in),
             names(&on_disk),
-            "src/sim/assets.rs lists other files than {dir}/"
+            "crates/core/src/sim/assets.rs lists other files than {dir}/"
         );
         assert!(built_in == on_disk, "{dir}/: a built-in text differs");
     }

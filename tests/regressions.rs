@@ -62,7 +62,7 @@ fn on_server_sized_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'stat
 // Agent robot type: `(scene rsg/agent/nao/nao_hetero.rsg <arg>)`. The
 // argument is substituted into `(eval "NaoType[" $type "]['UseToe']")`, and
 // the scene evaluator parses that expression by recursive descent
-// (`ExprParser::unary` / `atom` in src/sim/scene/expr.rs) on the simulation
+// (`ExprParser::unary` / `atom` in crates/core/src/sim/scene/expr.rs) on the simulation
 // thread. Only small canonical integers are accepted as scene arguments, so
 // an agent cannot make the evaluator recurse without bound (one 1 MiB frame
 // would overflow the stack and abort the whole server) nor cache another

@@ -1,5 +1,5 @@
 //! `rcss3d`: the server and its subcommands (`ctl`, `watch`, `check-log`,
-//! `replay`); see [`rcss3d::cli`].
+//! `replay`); see [`rcss3d_cli`].
 
 /// Rapier allocates and frees its solver's work matrices every step; this
 /// allocator serves those from per-thread pages.
@@ -7,5 +7,5 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    rcss3d::cli::run(rcss3d::cli::Program::Rcss3d)
+    rcss3d_cli::run(rcss3d_cli::Program::Rcss3d)
 }

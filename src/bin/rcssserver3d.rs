@@ -1,7 +1,7 @@
 //! `rcssserver3d`: the same program as `rcss3d` under the reference
 //! server's name, so scripts and tools that start or look for
 //! `rcssserver3d` find it; arguments it does not know are skipped as the
-//! reference skips them. See [`rcss3d::cli`].
+//! reference skips them. See [`rcss3d_cli`].
 
 /// As in `rcss3d`: the solver's per-step work matrices come from
 /// per-thread pages.
@@ -9,5 +9,5 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    rcss3d::cli::run(rcss3d::cli::Program::Rcssserver3d)
+    rcss3d_cli::run(rcss3d_cli::Program::Rcssserver3d)
 }

@@ -11,6 +11,8 @@
 //! line is read as the reference reads its own: an argument it does not
 //! know is skipped (and named in one log line) instead of being an error.
 
+#![warn(missing_docs)]
+
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -21,6 +23,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use rcss3d_server::{app, config, monitor, rules, text, web};
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
 

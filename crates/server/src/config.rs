@@ -39,7 +39,7 @@ use overlay::Node;
 pub use user::{UserFiles, CONFIG_ENV};
 
 /// The default configuration file, embedded in the binary.
-pub const DEFAULT_CONFIG_RON: &str = include_str!("../conf/server.ron");
+pub const DEFAULT_CONFIG_RON: &str = include_str!("../../../conf/server.ron");
 
 /// A configuration file that could not be used.
 #[derive(Debug, Error)]

@@ -390,7 +390,7 @@ mod tests {
     #[test]
     fn format_matches_transcripts() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/reference/transcripts");
+            .join("../../tests/data/reference/transcripts");
         let mut names: Vec<_> = std::fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
             .map(|e| e.unwrap().file_name().into_string().unwrap())

@@ -13,50 +13,50 @@ use std::path::{Path, PathBuf};
 pub const MODEL_FILES: &[(&str, &str)] = &[
     (
         "rsg/agent/nao/hinge.rsg",
-        include_str!("../../models/rsg/agent/nao/hinge.rsg"),
+        include_str!("../../../../models/rsg/agent/nao/hinge.rsg"),
     ),
     (
         "rsg/agent/nao/nao.rsg",
-        include_str!("../../models/rsg/agent/nao/nao.rsg"),
+        include_str!("../../../../models/rsg/agent/nao/nao.rsg"),
     ),
     (
         "rsg/agent/nao/nao_hetero.rsg",
-        include_str!("../../models/rsg/agent/nao/nao_hetero.rsg"),
+        include_str!("../../../../models/rsg/agent/nao/nao_hetero.rsg"),
     ),
     (
         "rsg/agent/nao/naoarm.rsg",
-        include_str!("../../models/rsg/agent/nao/naoarm.rsg"),
+        include_str!("../../../../models/rsg/agent/nao/naoarm.rsg"),
     ),
     (
         "rsg/agent/nao/naoleg.rsg",
-        include_str!("../../models/rsg/agent/nao/naoleg.rsg"),
+        include_str!("../../../../models/rsg/agent/nao/naoleg.rsg"),
     ),
     (
         "rsg/agent/nao/naolegtoe.rsg",
-        include_str!("../../models/rsg/agent/nao/naolegtoe.rsg"),
+        include_str!("../../../../models/rsg/agent/nao/naolegtoe.rsg"),
     ),
     (
         "rsg/agent/nao/naolegupper.rsg",
-        include_str!("../../models/rsg/agent/nao/naolegupper.rsg"),
+        include_str!("../../../../models/rsg/agent/nao/naolegupper.rsg"),
     ),
     (
         "rsg/agent/nao/naoneckhead.rsg",
-        include_str!("../../models/rsg/agent/nao/naoneckhead.rsg"),
+        include_str!("../../../../models/rsg/agent/nao/naoneckhead.rsg"),
     ),
     (
         "rsg/agent/nao/naorobottypes.ron",
-        include_str!("../../models/rsg/agent/nao/naorobottypes.ron"),
+        include_str!("../../../../models/rsg/agent/nao/naorobottypes.ron"),
     ),
     (
         "rsg/agent/nao/partcontact.rsg",
-        include_str!("../../models/rsg/agent/nao/partcontact.rsg"),
+        include_str!("../../../../models/rsg/agent/nao/partcontact.rsg"),
     ),
 ];
 
 /// The field scene files of `scenes/`: path relative to `scenes/`, text.
 pub const SCENE_FILES: &[(&str, &str)] = &[
-    ("goal.rsg", include_str!("../../scenes/goal.rsg")),
-    ("soccer.rsg", include_str!("../../scenes/soccer.rsg")),
+    ("goal.rsg", include_str!("../../../../scenes/goal.rsg")),
+    ("soccer.rsg", include_str!("../../../../scenes/soccer.rsg")),
 ];
 
 /// The built-in field scene (ground, goals, border walls, ball).

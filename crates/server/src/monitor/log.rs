@@ -376,8 +376,9 @@ impl Drop for LogWriter {
     }
 }
 
-/// The path actually written, and whether it is gzip.
-pub(crate) fn log_path(path: &Path, compress: bool) -> (PathBuf, bool) {
+/// The path a match log named `path` is written to (`.gz` added when
+/// `compress` is set and the name lacks it), and whether it is gzip.
+pub fn log_path(path: &Path, compress: bool) -> (PathBuf, bool) {
     let is_gz = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"));

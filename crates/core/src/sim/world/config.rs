@@ -37,7 +37,7 @@ pub struct PhysicsConfig {
     pub contacts: ContactConfig,
     /// Drag of the robots' parts and of the ball, applied as the
     /// reference does: external forces from the velocities before each
-    /// step (`src/sim/world/drag.rs`).
+    /// step (`crates/core/src/sim/world/drag.rs`).
     pub drag: DragConfig,
 }
 
@@ -96,7 +96,7 @@ pub struct SolverConfig {
     /// Integrate an articulated robot's velocity-product (Coriolis and
     /// centripetal) forces explicitly, as the reference's engine does,
     /// instead of rapier's linearisation of them in the coming velocity
-    /// (`src/sim/world/coriolis.rs`). One step from the reference's
+    /// (`crates/core/src/sim/world/coriolis.rs`). One step from the reference's
     /// recorded states a robot in the air after a jump turns its torso
     /// within 0.1–0.3° of the reference's per step, against 1.0–1.2° with
     /// rapier's solve (a test), and replayed open-loop four get-ups of five
@@ -147,7 +147,7 @@ pub struct JointConfig {
     /// from the reference. Default 0.1, rapier's own.
     pub damping: f32,
     /// Emulation of the reference's joints stretching under fast motion
-    /// (`src/sim/world/stretch.rs`): the fraction of a joint's separation
+    /// (`crates/core/src/sim/world/stretch.rs`): the fraction of a joint's separation
     /// removed per step, as the reference's ERP (0.2). `None` = rigid
     /// joints. Default `None`: with the emulation a robot rising from a
     /// get-up turns back faster than the reference's and does not stop
@@ -257,7 +257,7 @@ pub struct ContactConfig {
     /// viscous resistance to sliding of this many N·s/m per contact point
     /// whatever the normal force (the reference's slip 5e-3 gives 200),
     /// the contact points taken from the parts' shapes at the poses each
-    /// step starts from (`src/sim/world/slip.rs`). `None` = rapier's
+    /// step starts from (`crates/core/src/sim/world/slip.rs`). `None` = rapier's
     /// Coulomb friction with `robot_friction` instead. Default
     /// `Some(200.0)`, the reference's: with no speculative contacts it
     /// is nearest the reference both one step from its recorded states
@@ -265,7 +265,7 @@ pub struct ContactConfig {
     pub ground_slip: Option<f32>,
     /// Ball-ground friction as in the reference: no Coulomb limit, a
     /// viscous resistance to sliding of this many N·s/m at the ball's
-    /// lowest point while it touches the ground (`src/sim/world/slip.rs`).
+    /// lowest point while it touches the ground (`crates/core/src/sim/world/slip.rs`).
     /// The reference's ball-ground slip 0.3025 gives 3.306: a ball sliding
     /// without spin keeps 10 % of its slip after one step, so it rolls
     /// within two, also when it only grazes the ground or leaves it.

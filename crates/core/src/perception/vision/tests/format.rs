@@ -5,7 +5,7 @@
 use super::*;
 
 fn transcript_dir() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/reference/transcripts")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/reference/transcripts")
 }
 
 /// The `(See ...)` substrings of every agent transcript.
