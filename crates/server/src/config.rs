@@ -366,11 +366,91 @@ impl Config {
         if self.agent_queue == 0 {
             return bad("agent_queue must be >= 1".into());
         }
+        if let Err(e) = self.monitor_ranges() {
+            return bad(format!("monitor: {e}"));
+        }
+        if let Err(e) = self.physics_ranges() {
+            return bad(format!("physics: {e}"));
+        }
+        if let Err(e) = self.vision_ranges() {
+            return bad(format!("vision: {e}"));
+        }
         if let Err(e) = self.rules.validate() {
             return bad(format!("rules: {e}"));
         }
         if let Err(e) = self.latency.validate() {
             return bad(format!("latency: {e}"));
+        }
+        Ok(())
+    }
+
+    /// The monitor section's counts that must be at least 1 and durations
+    /// that must be finite and not negative.
+    fn monitor_ranges(&self) -> Result<(), String> {
+        let m = &self.monitor;
+        for (key, n) in [
+            ("monitor_step", m.monitor_step as usize),
+            ("log_step", m.log_step as usize),
+            ("queue_frames", m.queue_frames),
+        ] {
+            if n == 0 {
+                return Err(format!("{key} must be >= 1"));
+            }
+        }
+        for (key, secs) in [
+            ("log_full_state_secs", m.log_full_state_secs),
+            ("stall_timeout_secs", m.stall_timeout_secs),
+            ("evict_lag_secs", m.evict_lag_secs),
+            ("admission_wait_secs", m.admission_wait_secs),
+            ("auth_failure_delay_secs", m.auth_failure_delay_secs),
+        ] {
+            if !(secs.is_finite() && secs >= 0.0) {
+                return Err(format!("{key} must be a number >= 0, got {secs}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The physics solver's counts that must be at least 1.
+    fn physics_ranges(&self) -> Result<(), String> {
+        let s = &self.physics.solver;
+        for (key, n) in [
+            ("solver.substeps", s.substeps),
+            ("solver.iterations", s.iterations),
+            ("solver.internal_pgs_iterations", s.internal_pgs_iterations),
+        ] {
+            if n == 0 {
+                return Err(format!("{key} must be >= 1"));
+            }
+        }
+        if !(self.physics.gravity.is_finite()) {
+            return Err(format!(
+                "gravity must be a number, got {}",
+                self.physics.gravity
+            ));
+        }
+        Ok(())
+    }
+
+    /// Vision's angles and noise.
+    fn vision_ranges(&self) -> Result<(), String> {
+        let v = &self.vision;
+        if v.h_view_cone > 360 || v.v_view_cone > 360 {
+            return Err(format!(
+                "view cones must be at most 360 degrees, got {} x {}",
+                v.h_view_cone, v.v_view_cone
+            ));
+        }
+        for (key, x) in [
+            ("calibration_error", v.calibration_error),
+            ("sigma_distance", v.sigma_distance),
+            ("sigma_horizontal", v.sigma_horizontal),
+            ("sigma_vertical", v.sigma_vertical),
+            ("min_distance", v.min_distance),
+        ] {
+            if !(x.is_finite() && x >= 0.0) {
+                return Err(format!("{key} must be a number >= 0, got {x}"));
+            }
         }
         Ok(())
     }
@@ -399,6 +479,7 @@ impl Config {
         SimConfig {
             step: self.step,
             sync_grace_frames: self.sync_grace_frames,
+            // 0 and 1 both wait for the first agent.
             sync_wait_for_agents: self.sync_wait_for_agents.max(1),
             physics: self.physics.clone(),
             vision: self.vision.clone(),
@@ -755,5 +836,28 @@ mod tests {
         assert_eq!(wrapped.sync_timeout_ms, Some(2000));
         let none = Config::from_ron("(sync_timeout_ms: None)", "n.ron").expect("None parses");
         assert_eq!(none.sync_timeout_ms, None);
+    }
+
+    #[test]
+    fn counts_the_server_divides_by_and_noise_are_checked_at_load() {
+        for (text, says) in [
+            (
+                "(monitor: (monitor_step: 0))",
+                "monitor: monitor_step must be >= 1",
+            ),
+            ("(monitor: (log_step: 0))", "monitor: log_step must be >= 1"),
+            (
+                "(physics: (solver: (substeps: 0)))",
+                "physics: solver.substeps must be >= 1",
+            ),
+            ("(vision: (h_view_cone: 400))", "vision: view cones"),
+            ("(vision: (sigma_distance: -1.0))", "vision: sigma_distance"),
+        ] {
+            let err = Config::from_ron(text, "r.ron").expect_err(text);
+            assert!(err.to_string().contains(says), "{text}: {err}");
+        }
+        Config::default()
+            .validate("defaults")
+            .expect("the defaults are in range");
     }
 }

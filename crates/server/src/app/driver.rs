@@ -37,9 +37,10 @@ pub struct Outputs {
     pub snapshots: watch::Sender<Option<Arc<WorldSnapshot>>>,
     /// The match log, if any.
     pub log: Option<LogHandle>,
-    /// Cycles between monitor snapshots.
+    /// Cycles between monitor snapshots, at least 1 (validated with the
+    /// configuration).
     pub monitor_step: u64,
-    /// Cycles between log frames.
+    /// Cycles between log frames, at least 1.
     pub log_step: u64,
 }
 
@@ -330,8 +331,8 @@ impl Driver {
 /// keeps its own cadence).
 fn publish(sim: &Simulation, outputs: &mut Outputs, force: bool) {
     let c = sim.cycle();
-    let to_monitor = force || c.is_multiple_of(outputs.monitor_step.max(1));
-    let to_log = outputs.log.is_some() && (force || c.is_multiple_of(outputs.log_step.max(1)));
+    let to_monitor = force || c.is_multiple_of(outputs.monitor_step);
+    let to_log = outputs.log.is_some() && (force || c.is_multiple_of(outputs.log_step));
     if !(to_monitor || to_log) {
         return;
     }

@@ -26,6 +26,10 @@ pub use driver::RunSummary;
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
+    /// The configuration is out of range (one built in code; a file's is
+    /// checked when it is read).
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
     /// The world or the robot models could not be built.
     #[error("cannot build the simulation: {0}")]
     Sim(#[from] crate::sim::cycle::SimError),
@@ -84,6 +88,7 @@ pub async fn run_with(
 ) -> Result<RunSummary, ServerError> {
     use driver::Outputs;
 
+    cfg.validate("the configuration")?;
     let seed = if cfg.seed == 0 {
         rand::random::<u64>().max(1)
     } else {
@@ -108,8 +113,8 @@ pub async fn run_with(
         cycle: cycle_tx,
         snapshots: snap_tx,
         log,
-        monitor_step: u64::from(cfg.monitor.monitor_step.max(1)),
-        log_step: u64::from(cfg.monitor.log_step.max(1)),
+        monitor_step: u64::from(cfg.monitor.monitor_step),
+        log_step: u64::from(cfg.monitor.log_step),
     };
     let sim_cfg = cfg.clone();
     let (done_tx, done_rx) = tokio::sync::oneshot::channel();

@@ -2,8 +2,9 @@
 //!
 //! A RON configuration is a struct of keys whose values are plain values or
 //! sections (structs). [`Node::parse`] splits a file into that tree, keeping
-//! every plain value as its source text (so enum variants such as
-//! `Multibody` survive, which `ron::Value` would lose); [`Node::overlay`]
+//! every plain value as its source text (so enum variants such as `None`
+//! or `Some(2000)` survive as written, which `ron::Value` would not keep);
+//! [`Node::overlay`]
 //! puts one file's keys over another's, descending into sections; and
 //! [`Node::render`] writes the result back as RON for the typed parse. The
 //! caller parses each file typed first, so syntax and unknown keys are

@@ -208,31 +208,7 @@ impl World {
         let (tree, name) = field::field_tree(cfg.field_scene.as_deref(), size)?;
         let field = read_field(&tree, &name)?;
 
-        let mut params = IntegrationParameters::default();
-        let solver = &cfg.solver;
-        let substeps = solver.substeps.max(1);
-        params.dt = cfg.cycle_dt / substeps as f32;
-        params.num_solver_iterations = solver.iterations.max(1);
-        params.num_internal_pgs_iterations = solver.internal_pgs_iterations.max(1);
-        // One contact softness for every contact (rapier's default makes
-        // contacts with fixed bodies twice as stiff).
-        params.contact_softness =
-            SpringCoefficients::new(cfg.contacts.natural_frequency, cfg.contacts.damping_ratio);
-        params.static_contact_softness = params.contact_softness;
-        params.normalized_allowed_linear_error = solver.allowed_linear_error;
-        params.num_internal_stabilization_iterations = solver.stabilization_iterations;
-        params.normalized_max_corrective_velocity = solver.max_corrective_velocity;
-        params.warmstart_coefficient = solver.warmstart_coefficient;
-        params.normalized_prediction_distance = solver.prediction_distance;
-        // Every dynamic collider here has contact hooks, which rapier never
-        // recycles, and no shape is composite (nothing to cluster): the
-        // contacts read back are the narrow phase's manifolds.
-        params.contact_recycling = false;
-        params.contact_clustering = false;
-        // Friction only in the relaxation pass (rapier's default): solved in
-        // the position-correcting pass too, a ball rolling at 2 m/s keeps
-        // 11 % too much speed at 1 s against the reference roll trace.
-        params.friction_in_bias_pass = false;
+        let params = integration_parameters(cfg);
 
         let mut bodies = RigidBodySet::new();
         let mut colliders = ColliderSet::new();
@@ -570,4 +546,34 @@ impl World {
             b.set_angvel(to_vec(&Vector3::zeros()), true);
         }
     }
+}
+
+/// Rapier's stepping and solver parameters from the configuration.
+fn integration_parameters(cfg: &PhysicsConfig) -> IntegrationParameters {
+    let mut params = IntegrationParameters::default();
+    let solver = &cfg.solver;
+    let substeps = solver.substeps.max(1);
+    params.dt = cfg.cycle_dt / substeps as f32;
+    params.num_solver_iterations = solver.iterations.max(1);
+    params.num_internal_pgs_iterations = solver.internal_pgs_iterations.max(1);
+    // One contact softness for every contact (rapier's default makes
+    // contacts with fixed bodies twice as stiff).
+    params.contact_softness =
+        SpringCoefficients::new(cfg.contacts.natural_frequency, cfg.contacts.damping_ratio);
+    params.static_contact_softness = params.contact_softness;
+    params.normalized_allowed_linear_error = solver.allowed_linear_error;
+    params.num_internal_stabilization_iterations = solver.stabilization_iterations;
+    params.normalized_max_corrective_velocity = solver.max_corrective_velocity;
+    params.warmstart_coefficient = solver.warmstart_coefficient;
+    params.normalized_prediction_distance = solver.prediction_distance;
+    // Every dynamic collider here has contact hooks, which rapier never
+    // recycles, and no shape is composite (nothing to cluster): the
+    // contacts read back are the narrow phase's manifolds.
+    params.contact_recycling = false;
+    params.contact_clustering = false;
+    // Friction only in the relaxation pass (rapier's default): solved in
+    // the position-correcting pass too, a ball rolling at 2 m/s keeps
+    // 11 % too much speed at 1 s against the reference roll trace.
+    params.friction_in_bias_pass = false;
+    params
 }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use rapier3d::prelude::{
-    Aabb, ActiveHooks, BoundingVolume, CoefficientCombineRule, ColliderBuilder, MassProperties,
-    MotorModel, RevoluteJointBuilder, RigidBodyBuilder, Shape,
+    Aabb, ActiveHooks, BoundingVolume, CoefficientCombineRule, ColliderBuilder, ColliderHandle,
+    MassProperties, MotorModel, RevoluteJointBuilder, RigidBodyBuilder, RigidBodyHandle, Shape,
 };
 
 use super::convert::{from_pose, to_pose, to_vec};
@@ -65,6 +65,45 @@ impl World {
         } else {
             0.0
         });
+        let (bodies, colliders) = self.insert_parts(id, &model, torso_pos, rot);
+        let joints = self.insert_joints(&model, &bodies);
+        self.set_joint_damping(&joints);
+        let n_feet = model.foot_sensors.len();
+        let n_joints = model.joints.len();
+        let n_parts = model.parts.len();
+        let stretch = super::stretch::Stretch::new(&model);
+        self.robots.insert(
+            handle,
+            Robot {
+                model,
+                bodies,
+                colliders,
+                joints,
+                targets: vec![0.0; n_joints],
+                refs: vec![0.0; n_joints],
+                applied: vec![0.0; n_joints],
+                foot_accum: vec![FootAccum::default(); n_feet],
+                foot_result: vec![None; n_feet],
+                last_sane: torso_pos,
+                slip: vec![None; n_parts],
+                stretch,
+                torso_at_step_start: None,
+                step_motion: None,
+            },
+        );
+        self.mark_ghosts(handle);
+        handle
+    }
+
+    /// The model's parts as rigid bodies (with their colliders) in the
+    /// zero pose, the torso centre at `torso_pos`, turned by `rot`.
+    fn insert_parts(
+        &mut self,
+        id: u32,
+        model: &RobotModel,
+        torso_pos: Vector3<f32>,
+        rot: UnitQuaternion<f32>,
+    ) -> (Vec<RigidBodyHandle>, Vec<Option<ColliderHandle>>) {
         let cfg = &self.cfg;
         let mut bodies = Vec::with_capacity(model.parts.len());
         let mut colliders = Vec::with_capacity(model.parts.len());
@@ -103,6 +142,13 @@ impl World {
             bodies.push(b);
             colliders.push(c);
         }
+        (bodies, colliders)
+    }
+
+    /// The model's hinges between `bodies`: multibody links, or impulse
+    /// joints where a joint closes a loop.
+    fn insert_joints(&mut self, model: &RobotModel, bodies: &[RigidBodyHandle]) -> Vec<JointRef> {
+        let cfg = &self.cfg;
         let mut joints = Vec::with_capacity(model.joints.len());
         for j in &model.joints {
             let joint = RevoluteJointBuilder::new(to_vec(&j.axis))
@@ -128,6 +174,13 @@ impl World {
                 )),
             }
         }
+        joints
+    }
+
+    /// The multibody's damping: none on the free root's rotation, the
+    /// configured one on each hinge.
+    fn set_joint_damping(&mut self, joints: &[JointRef]) {
+        let cfg = &self.cfg;
         // Rapier gives every rotational degree of freedom of a multibody a
         // damping of its own (0.1 N·m·s/rad, implicit): the hinges and the
         // free root's rotation, an external torque on the torso braking
@@ -142,7 +195,7 @@ impl World {
                 mb.damping_mut().rows_mut(all - angular, angular).fill(0.0);
             }
         }
-        for j in &joints {
+        for j in joints {
             let JointRef::Multibody(mh) = j else {
                 continue;
             };
@@ -154,31 +207,6 @@ impl World {
                 }
             }
         }
-        let n_feet = model.foot_sensors.len();
-        let n_joints = model.joints.len();
-        let n_parts = model.parts.len();
-        let stretch = super::stretch::Stretch::new(&model);
-        self.robots.insert(
-            handle,
-            Robot {
-                model,
-                bodies,
-                colliders,
-                joints,
-                targets: vec![0.0; n_joints],
-                refs: vec![0.0; n_joints],
-                applied: vec![0.0; n_joints],
-                foot_accum: vec![FootAccum::default(); n_feet],
-                foot_result: vec![None; n_feet],
-                last_sane: torso_pos,
-                slip: vec![None; n_parts],
-                stretch,
-                torso_at_step_start: None,
-                step_motion: None,
-            },
-        );
-        self.mark_ghosts(handle);
-        handle
     }
 
     /// Removes a robot and everything attached to it.
