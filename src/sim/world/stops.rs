@@ -1,4 +1,4 @@
-//! Joint stops as the reference's engine has them (nao-model.md §4.3),
+//! Joint stops as the reference's engine has them (docs/physics.md#joint-stops),
 //! an option (`physics.joints.reference_stops`).
 //!
 //! A stop is active for a whole step when the joint starts the step at or
