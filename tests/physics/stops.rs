@@ -1,12 +1,13 @@
 //! Joint limits: rapier's (the motor's speed clamped so that the joint
-//! lands on the limit, a row only beyond it), not the reference's stops.
-//! In the reference's walk g_walk_t0 the left ankle reaches its 75° stop
+//! lands on the limit, a row only beyond it), and the reference's stops
+//! (`physics.joints.reference_stops`). In the reference's walk g_walk_t0 the left ankle reaches its 75° stop
 //! at row 109; in the next step it is commanded 2.65° back but swings
 //! 8.34°, because its motor leaves a joint at a stop to the body's motion
-//! (the leg accelerates forward under the light foot). Here the motor
-//! holds the command.
+//! (the leg accelerates forward under the light foot). With rapier's
+//! limits the motor holds the command; with the reference's stops the
+//! foot swings as the reference's does.
 
-use rcss3d::sim::world::PhysicsConfig;
+use rcss3d::sim::world::{JointConfig, JointStops, PhysicsConfig};
 
 use rcss3d_tools::replay::{
     apply, gaits_dir, joint_names, recorded_states_with_stretch, start, Scenario,
@@ -64,4 +65,24 @@ fn with_rapiers_limits_a_foot_on_its_stop_follows_its_command() {
         "rapier's limits keep the motor on: {ours:.2}° instead of -2.65°"
     );
     assert!((ours - reference).abs() > 4.0);
+}
+
+#[test]
+fn with_the_reference_stops_a_foot_on_its_stop_swings_with_the_leg() {
+    let cfg = PhysicsConfig {
+        joints: JointConfig {
+            reference_stops: Some(JointStops::default()),
+            stretch_erp: Some(0.2),
+            ..JointConfig::default()
+        },
+        ..PhysicsConfig::default()
+    };
+    let (ours, reference) = ankle_travel_off_its_stop(&cfg);
+    eprintln!(
+        "reference stops: ankle travel off its stop: ours {ours:.2}°, reference {reference:.2}°"
+    );
+    assert!(
+        (ours - reference).abs() < 1.0,
+        "the ankle should swing {reference:.2}° as the reference's, not {ours:.2}°"
+    );
 }

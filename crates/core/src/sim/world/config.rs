@@ -158,6 +158,15 @@ pub struct JointConfig {
     /// What the stretch moves (docs/physics.md#joint-stretch). Default
     /// `Shapes`.
     pub stretch_moves: StretchMoves,
+    /// Joint stops as the reference has them (`crates/core/src/sim/world/stops.rs`):
+    /// active for a step that starts at or beyond a limit, the motor then a
+    /// plain torque and the joint free of the hinge damping, a one-sided
+    /// row with error reduction and bounce; inside the range the motor is
+    /// not clamped at the limits, so a joint driven into its stop
+    /// overshoots and chatters as the reference's do. `None` = rapier's
+    /// limits (the motor's speed clamped so that the joint lands on the
+    /// limit, a row only beyond it). Default `None`.
+    pub reference_stops: Option<JointStops>,
     /// Apply the 0.7.3 rule: ignore a speed command while the joint is not
     /// strictly inside its limits. Default false (0.7.1 behaviour).
     pub ignore_commands_outside_range: bool,
@@ -184,7 +193,33 @@ impl Default for JointConfig {
             damping: 0.1,
             stretch_erp: None,
             stretch_moves: StretchMoves::Shapes,
+            reference_stops: None,
             ignore_commands_outside_range: false,
+        }
+    }
+}
+
+/// The reference's joint stops (`physics.joints.reference_stops`).
+#[derive(serde::Deserialize, Clone, Copy, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct JointStops {
+    /// Fraction of a stop's violation removed per step. Default 0.8, the
+    /// reference's stop ERP.
+    pub erp: f32,
+    /// Restitution of a joint moving into its stop. Default 1, the
+    /// reference's stop bounce.
+    pub bounce: f32,
+    /// Fraction of the maximum torque the motor has at an active stop when
+    /// commanded away from it. Default 1e-5, the reference's fudge factor.
+    pub fudge: f32,
+}
+
+impl Default for JointStops {
+    fn default() -> Self {
+        JointStops {
+            erp: 0.8,
+            bounce: 1.0,
+            fudge: 1e-5,
         }
     }
 }

@@ -72,10 +72,12 @@ mod slip;
 #[cfg(feature = "fitting")]
 mod state;
 mod step_forces;
+mod stops;
 mod stretch;
 
 pub use config::{
-    ContactConfig, DragConfig, JointConfig, MotorAnchor, PhysicsConfig, SolverConfig, StretchMoves,
+    ContactConfig, DragConfig, JointConfig, JointStops, MotorAnchor, PhysicsConfig, SolverConfig,
+    StretchMoves,
 };
 use contacts::ContactRules;
 use convert::{from_pose, from_rot, from_vec, to_pose, to_vec};

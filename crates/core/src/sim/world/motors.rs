@@ -3,9 +3,13 @@
 //! joint stopped) and the joint angle read from the bodies.
 
 use nalgebra::{UnitQuaternion, Vector3};
-use rapier3d::prelude::{GenericJoint, JointAxesMask, JointAxis};
+use rapier3d::prelude::{GenericJoint, JointAxesMask, JointAxis, Multibody};
 
-use super::convert::from_rot;
+use super::config::JointStops;
+
+use super::convert::{from_rot, to_vec};
+use super::step_forces::PartForce;
+use super::stops;
 use super::{JointRef, RobotHandle, World};
 
 /// Signed hinge angle (rad) of `child` relative to `parent` about `axis`
@@ -51,6 +55,74 @@ fn limit_row_or_clamp(data: &mut GenericJoint, angle: f32, speed: f32, inv_dt: f
     } else {
         data.limit_axes.remove(JointAxesMask::ANG_X);
         speed.clamp((lo - angle) * inv_dt, (hi - angle) * inv_dt)
+    }
+}
+
+/// Sets a multibody hinge's motor, limit row and damping for a step with
+/// the reference's stops, and returns the plain motor torque (N·m about
+/// the hinge axis) the step needs while a stop is active.
+///
+/// `command` is (speed command, maximum torque); `hinge` is (step, hinge
+/// damping); `motor` is (held angle, stiffness, damping) of the motor
+/// inside the range.
+fn reference_stop(
+    mb: &mut Multibody,
+    link: usize,
+    (lo, hi): (f32, f32),
+    (v, max_torque): (f32, f32),
+    settings: &JointStops,
+    (dt, hinge_damping): (f32, f32),
+    (reference, stiffness, damping): (f32, f32, f32),
+) -> Option<f32> {
+    let (dof, angle) = mb
+        .link(link)
+        .map(|l| (l.assembly_id(), l.joint.coords()[HINGE_COORD]))?;
+    let stop = stops::active_stop(angle, lo, hi);
+    // The joint's rate only matters to an active stop.
+    let rate = match stop {
+        Some(_) => mb.generalized_velocity().get(dof).copied().unwrap_or(0.0),
+        None => 0.0,
+    };
+    // A joint at an active stop is left free by its motor; the hinge
+    // damping would then be the only thing holding it.
+    if let Some(d) = mb.damping_mut().get_mut(dof) {
+        *d = if stop.is_some() { 0.0 } else { hinge_damping };
+    }
+    let data = &mut mb.link_mut(link)?.joint.data;
+    match stop {
+        Some(stop) => {
+            let torque = stops::motor_torque(stop, v, max_torque, settings.fudge);
+            let limits = stops::stop_row_limits(
+                stop,
+                angle,
+                (lo, hi),
+                rate,
+                settings,
+                dt,
+                data.softness.erp_inv_dt(dt),
+            );
+            data.limits[HINGE_COORD].min = limits[0];
+            data.limits[HINGE_COORD].max = limits[1];
+            data.limit_axes |= JointAxesMask::ANG_X;
+            if torque.abs() < max_torque {
+                // Commanded away from the stop: the fudge factor's torque
+                // only, the motor row off.
+                data.motor_axes.remove(JointAxesMask::ANG_X);
+                Some(torque)
+            } else {
+                // Pushed into the stop with the full torque: against the
+                // stop's row that is the motor held at its command (the
+                // row takes the rest), which the iterative solver keeps
+                // on the stop where a plain torque sinks it past it.
+                data.set_motor(JointAxis::AngX, reference, v, stiffness, damping);
+                None
+            }
+        }
+        None => {
+            data.limit_axes.remove(JointAxesMask::ANG_X);
+            data.set_motor(JointAxis::AngX, reference, v, stiffness, damping);
+            None
+        }
     }
 }
 
@@ -127,6 +199,8 @@ impl World {
         // are built once from the positions it starts from.
         let prune_limits = self.params.num_solver_iterations == 1;
         let inv_dt = self.params.inv_dt();
+        let reference_stops = self.cfg.joints.reference_stops;
+        let joint_damping = self.cfg.joints.damping;
         let handles: Vec<RobotHandle> = self.robots.keys().copied().collect();
         for h in handles {
             let n = self.robots.get(&h).map(|r| r.joints.len()).unwrap_or(0);
@@ -168,6 +242,38 @@ impl World {
                         let Some((mb, link)) = self.multibody_joints.get_mut(mh) else {
                             continue;
                         };
+                        if let Some(stops) = &reference_stops {
+                            let jd = &r.model.joints[j];
+                            let torque = reference_stop(
+                                mb,
+                                link,
+                                (lo, hi),
+                                (v, jd.max_torque),
+                                stops,
+                                (step_dt, joint_damping),
+                                (reference, stiffness, damping),
+                            );
+                            let (parent, child) = (r.bodies[jd.parent], r.bodies[jd.child]);
+                            let parent_rot =
+                                self.bodies.get(parent).map(|b| from_rot(b.rotation()));
+                            if let (Some(torque), Some(rot)) = (torque, parent_rot) {
+                                let t = to_vec(&(rot * jd.axis.into_inner() * torque));
+                                let zero = rapier3d::math::Vector::ZERO;
+                                self.step_forces.pending.extend([
+                                    PartForce {
+                                        body: child,
+                                        force: zero,
+                                        torque: t,
+                                    },
+                                    PartForce {
+                                        body: parent,
+                                        force: zero,
+                                        torque: -t,
+                                    },
+                                ]);
+                            }
+                            continue;
+                        }
                         let Some(l) = mb.link_mut(link) else {
                             continue;
                         };
@@ -183,6 +289,8 @@ impl World {
                 }
             }
         }
+        // The stops' motor torques hold for the coming step only.
+        self.add_step_forces();
     }
 
     pub(super) fn joint_angle_rad(&self, h: RobotHandle, joint: usize) -> Option<f32> {
