@@ -1,0 +1,122 @@
+//! The value ranges a configuration must keep, checked once: when a file
+//! is read and when a server starts with a configuration built in code.
+//! Nothing downstream patches a value that slipped through.
+
+use super::{Config, ConfigError};
+
+impl Config {
+    /// Checks value ranges.
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        let bad = |message: String| {
+            Err(ConfigError::Invalid {
+                path: path.to_owned(),
+                message,
+            })
+        };
+        if !(self.step > 0.0 && self.step <= 1.0) {
+            return bad(format!("step must be in (0, 1] seconds, got {}", self.step));
+        }
+        if self.max_agent_frame < 64 {
+            return bad(format!(
+                "max_agent_frame must be >= 64, got {}",
+                self.max_agent_frame
+            ));
+        }
+        if !(self.agent_idle_timeout_secs >= 0.0 && self.agent_idle_timeout_secs.is_finite()) {
+            return bad(format!(
+                "agent_idle_timeout_secs must be >= 0, got {}",
+                self.agent_idle_timeout_secs
+            ));
+        }
+        if self.agent_queue == 0 {
+            return bad("agent_queue must be >= 1".into());
+        }
+        if let Err(e) = self.monitor_ranges() {
+            return bad(format!("monitor: {e}"));
+        }
+        if let Err(e) = self.physics_ranges() {
+            return bad(format!("physics: {e}"));
+        }
+        if let Err(e) = self.vision_ranges() {
+            return bad(format!("vision: {e}"));
+        }
+        if let Err(e) = self.rules.validate() {
+            return bad(format!("rules: {e}"));
+        }
+        if let Err(e) = self.latency.validate() {
+            return bad(format!("latency: {e}"));
+        }
+        Ok(())
+    }
+
+    /// The monitor section's counts that must be at least 1 and durations
+    /// that must be finite and not negative.
+    fn monitor_ranges(&self) -> Result<(), String> {
+        let m = &self.monitor;
+        for (key, n) in [
+            ("monitor_step", m.monitor_step as usize),
+            ("log_step", m.log_step as usize),
+            ("queue_frames", m.queue_frames),
+        ] {
+            if n == 0 {
+                return Err(format!("{key} must be >= 1"));
+            }
+        }
+        for (key, secs) in [
+            ("log_full_state_secs", m.log_full_state_secs),
+            ("stall_timeout_secs", m.stall_timeout_secs),
+            ("evict_lag_secs", m.evict_lag_secs),
+            ("admission_wait_secs", m.admission_wait_secs),
+            ("auth_failure_delay_secs", m.auth_failure_delay_secs),
+        ] {
+            if !(secs.is_finite() && secs >= 0.0) {
+                return Err(format!("{key} must be a number >= 0, got {secs}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The physics solver's counts that must be at least 1.
+    fn physics_ranges(&self) -> Result<(), String> {
+        let s = &self.physics.solver;
+        for (key, n) in [
+            ("solver.substeps", s.substeps),
+            ("solver.iterations", s.iterations),
+            ("solver.internal_pgs_iterations", s.internal_pgs_iterations),
+        ] {
+            if n == 0 {
+                return Err(format!("{key} must be >= 1"));
+            }
+        }
+        if !(self.physics.gravity.is_finite()) {
+            return Err(format!(
+                "gravity must be a number, got {}",
+                self.physics.gravity
+            ));
+        }
+        Ok(())
+    }
+
+    /// Vision's angles and noise.
+    fn vision_ranges(&self) -> Result<(), String> {
+        let v = &self.vision;
+        if v.h_view_cone > 360 || v.v_view_cone > 360 {
+            return Err(format!(
+                "view cones must be at most 360 degrees, got {} x {}",
+                v.h_view_cone, v.v_view_cone
+            ));
+        }
+        for (key, x) in [
+            ("calibration_error", v.calibration_error),
+            ("sigma_distance", v.sigma_distance),
+            ("sigma_horizontal", v.sigma_horizontal),
+            ("sigma_vertical", v.sigma_vertical),
+            ("min_distance", v.min_distance),
+        ] {
+            if !(x.is_finite() && x >= 0.0) {
+                return Err(format!("{key} must be a number >= 0, got {x}"));
+            }
+        }
+        Ok(())
+    }
+}
