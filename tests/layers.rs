@@ -10,9 +10,10 @@ use serde_json::Value;
 
 /// The workspace's crates from the bottom up; a crate may depend on those
 /// before it, never on one after it.
-const LAYERS: [&str; 5] = [
+const LAYERS: [&str; 6] = [
     "rcss3d-core",
     "rcss3d-server",
+    "rcss3d-clients",
     "rcss3d-cli",
     "rcss3d",
     "rcss3d-tools",

@@ -10,11 +10,11 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 
 use crate::config::Config;
-use crate::monitor::control::{
-    send_control, watch, Control, ControlOptions, ControlOutcome, LogSummary,
-};
 use crate::rules::{PlayMode, Side};
 use crate::{init_tracing, log_sources, runtime, shutdown_signal, sources};
+use rcss3d_clients::control::{
+    send_control, watch, Control, ControlOptions, ControlOutcome, LogSummary,
+};
 
 /// The options of `ctl` go before or after its command
 /// (`ctl kickoff Left --monitor HOST:PORT`).

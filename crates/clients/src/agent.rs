@@ -2,7 +2,7 @@
 //! length-prefixed messages, read whole frames. The integration tests, the
 //! load generator and the soak tool all talk to the server through this
 //! client, so the framing a client sees is written in one place
-//! ([`crate::framing`]).
+//! (`rcss3d_server::framing`).
 //!
 //! [`AgentClient`] is the tokio client; [`BlockingAgentClient`] is the
 //! same over a blocking socket, for a load generator that runs one thread
@@ -19,7 +19,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio_util::codec::{Decoder, LengthDelimitedCodec};
 
-use crate::framing;
+use rcss3d_server::framing;
 
 /// Largest frame a client accepts from the server (a perception frame is
 /// a few kB; this only guards against a corrupt length prefix).

@@ -13,10 +13,10 @@ use std::time::Duration;
 use thiserror::Error;
 use tokio::time::{timeout, Instant};
 
-use super::client::{ClientError, GameView, LogCheck, LogChecker, MonitorClient};
-use super::command::parse_commands;
-use super::log::{LogReader, LogTail};
-use crate::rules::{PlayMode, Side};
+use crate::monitor::{ClientError, GameView, LogCheck, LogChecker, MonitorClient};
+use rcss3d_server::monitor::command::parse_commands;
+use rcss3d_server::monitor::log::{LogReader, LogTail};
+use rcss3d_server::rules::{PlayMode, Side};
 
 /// A trainer command with the game state that shows it took effect.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,7 +60,9 @@ impl Control {
     fn done(&self, game: &GameView) -> Option<bool> {
         let mode = game.play_mode();
         Some(match self {
-            Control::KickOff(Some(side)) => mode == Some(crate::rules::kick_off_mode(*side)),
+            Control::KickOff(Some(side)) => {
+                mode == Some(rcss3d_server::rules::kick_off_mode(*side))
+            }
             Control::KickOff(None) => {
                 matches!(mode, Some(PlayMode::KickOffLeft | PlayMode::KickOffRight))
             }
@@ -326,7 +328,7 @@ async fn next_before(
     monitor: &mut MonitorClient,
     deadline: Instant,
     wait: Duration,
-) -> Result<Option<super::client::Received>, ControlError> {
+) -> Result<Option<crate::monitor::Received>, ControlError> {
     match timeout_at(deadline, monitor.next_message()).await {
         None => Err(ControlError::Silent(wait)),
         Some(msg) => Ok(msg?),

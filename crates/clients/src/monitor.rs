@@ -3,8 +3,8 @@
 //! a tracked copy of the scene), and send commands.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), rcss3d::monitor::client::ClientError> {
-//! use rcss3d::monitor::client::MonitorClient;
+//! # async fn demo() -> Result<(), rcss3d_clients::monitor::ClientError> {
+//! use rcss3d_clients::monitor::MonitorClient;
 //!
 //! let mut monitor = MonitorClient::connect("127.0.0.1:3200").await?;
 //! monitor.send("(kickOff Left)").await?;
@@ -33,14 +33,14 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio_util::codec::{FramedRead, LengthDelimitedCodec};
 
-use crate::monitor::follow::invalid;
-pub use crate::monitor::follow::{
+use rcss3d_server::monitor::follow::invalid;
+pub use rcss3d_server::monitor::follow::{
     check_log, is_roboviz_mesh, validate_message, GameView, LogCheck, LogChecker, NodeKind,
     RobotView, SceneNode, StreamError as ClientError, TrackedScene,
 };
 
-use super::frame::FrameKind;
-use crate::framing;
+use rcss3d_server::framing;
+use rcss3d_server::monitor::frame::FrameKind;
 
 /// Largest frame the client accepts from the server. A full state of a
 /// full match is about 100 kB; this only guards against a corrupt length

@@ -24,7 +24,7 @@ fn skipped(n: u64) -> Skipped {
 /// left out before it as its `skipped` field:
 ///
 /// ```
-/// # use rcss3d::{limited, log_limit::LogLimit};
+/// # use rcss3d_core::{limited, log_limit::LogLimit};
 /// # let mut limit = LogLimit::for_clients();
 /// # let conn = 3;
 /// limited!(limit.admit(std::time::Instant::now()), warn!(conn, "bad frame"));

@@ -12,7 +12,7 @@ use serde::Deserialize;
 /// keys are an error (`deny_unknown_fields`).
 ///
 /// ```
-/// let cfg: rcss3d::rules::RulesConfig = ron::from_str("(RuleHalfTime: 120)").unwrap();
+/// let cfg: rcss3d_core::rules::RulesConfig = ron::from_str("(RuleHalfTime: 120)").unwrap();
 /// assert_eq!(cfg.half_time, 120.0);
 /// assert_eq!(cfg.goal_pause_time, 3.0);
 /// ```

@@ -10,18 +10,16 @@
 //!   channel of snapshots and builds its own deltas, so a slow monitor only
 //!   skips snapshots and never stalls the simulation or other monitors;
 //! * [`log`]: the match log on its own thread, one frame per line;
-//! * [`client`]: a light monitor client for scripts and tests;
-//! * [`control`]: trainer chores on top of it (send a command and wait for
-//!   its effect, follow the score, check a log file).
+//! * [`follow`]: a monitor stream checked and its scene tracked, from a
+//!   socket or a log (the monitor client and trainer chores built on it
+//!   are in `rcss3d-clients`).
 //!
 //! It must not touch the physics world or the referee: commands are handed
 //! to the simulation as [`MonitorRequest`]s and carried out there.
 
 pub mod backlog;
-pub mod client;
 pub mod command;
 pub mod config;
-pub mod control;
 pub mod follow;
 pub mod frame;
 pub mod log;

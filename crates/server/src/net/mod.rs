@@ -6,10 +6,9 @@
 //! cut by [`crate::framing`] and repeated log lines thinned by
 //! [`crate::log_limit`]. Nothing here knows about the world; connections
 //! send the simulation thread their commands through a channel ([`link`])
-//! and get its frames through their bounded [`outbox`]. [`client`] is the
-//! other end: the agent client of the tests and tools.
+//! and get its frames through their bounded [`outbox`]. The other end,
+//! the agent client of the tests and tools, is in `rcss3d-clients`.
 
-pub mod client;
 pub mod connections;
 pub mod handshake;
 pub mod link;

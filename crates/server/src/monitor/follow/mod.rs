@@ -28,6 +28,7 @@ pub enum StreamError {
     NoFullState,
 }
 
-pub(crate) fn invalid(msg: impl Into<String>) -> StreamError {
+/// A [`StreamError::Invalid`] with `msg`.
+pub fn invalid(msg: impl Into<String>) -> StreamError {
     StreamError::Invalid(msg.into())
 }
