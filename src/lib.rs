@@ -11,7 +11,7 @@
 #![warn(missing_docs)]
 
 pub use rcss3d_core::{
-    command, input_file, limited, log_limit, perception, playmode, rules, sexp, sim, text,
+    command, input_file, limited, log_limit, perception, playmode, rules, sexp, sim, untrusted,
 };
 pub use rcss3d_server::{app, config, framing, procfs, web};
 
@@ -25,8 +25,8 @@ pub mod net {
 pub mod monitor {
     //! The server's monitor side ([`rcss3d_server::monitor`]), the
     //! monitor client ([`client`]) and the trainer chores ([`control`]),
-    //! from `rcss3d-clients`.
-    pub use rcss3d_clients::control;
+    //! from `rcss3d-clients` (`rcss3d_clients::trainer`).
     pub use rcss3d_clients::monitor as client;
+    pub use rcss3d_clients::trainer as control;
     pub use rcss3d_server::monitor::*;
 }

@@ -22,7 +22,7 @@ use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use rcss3d_server::{app, config, monitor, rules, text, web};
+use rcss3d_server::{app, config, monitor, rules, untrusted, web};
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
 
@@ -452,7 +452,10 @@ fn log_sources(loaded: &LoadedConfig, ignored: &[String]) {
         }
     }
     if !ignored.is_empty() {
-        let shown: Vec<String> = ignored.iter().map(|a| crate::text::quote(a, 120)).collect();
+        let shown: Vec<String> = ignored
+            .iter()
+            .map(|a| crate::untrusted::quote(a, 120))
+            .collect();
         tracing::info!(
             "arguments without effect in rcss3d, ignored: {}",
             shown.join(" ")

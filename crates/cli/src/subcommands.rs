@@ -12,7 +12,7 @@ use clap::{Args, Subcommand};
 use crate::config::Config;
 use crate::rules::{PlayMode, Side};
 use crate::{init_tracing, log_sources, runtime, shutdown_signal, sources};
-use rcss3d_clients::control::{
+use rcss3d_clients::trainer::{
     send_control, watch, Control, ControlOptions, ControlOutcome, LogSummary,
 };
 

@@ -451,8 +451,8 @@ pub struct LogSummary {
 impl LogSummary {
     /// Reads the log at `path`, plain or gzip (recognised by its magic
     /// bytes, not by the file name), as a stream up to its last complete
-    /// line (see [`LogReader`]), and checks it as [`check_log`](super::client::check_log) does.
-    /// Memory is one line (at most [`MAX_LINE`](super::log::MAX_LINE) bytes, checked before it
+    /// line (see [`LogReader`]), and checks it as [`check_log`](crate::monitor::check_log) does.
+    /// Memory is one line (at most [`MAX_LINE`](rcss3d_server::monitor::log::MAX_LINE) bytes, checked before it
     /// is held whole) and the scene, whatever the length of the file.
     pub fn of_file(path: &Path) -> Result<LogSummary, ControlError> {
         let name = || path.display().to_string();

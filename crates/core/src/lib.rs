@@ -8,7 +8,7 @@
 //!  ▼
 //! command  agent commands and trainer commands (command::trainer) as values
 //!  ▼
-//! sexp · playmode · text · log_limit · input_file    leaves
+//! sexp · playmode · untrusted · log_limit · input_file    leaves
 //! ```
 //!
 //! Each arrow reads "uses"; none points back up. Nothing here opens a
@@ -24,7 +24,7 @@
 //! * [`perception`]: perceptors: world snapshot + rng -> percept text.
 //! * [`sim`]: the rapier3d world, robot models and scenes, and the cycle.
 //! * [`log_limit`]: thinning of repeated log lines (bad input, floods).
-//! * [`text`]: untrusted text cut short for log lines and errors.
+//! * [`untrusted`]: untrusted text cut short for log lines and errors.
 //! * [`input_file`]: reading a file the server trusts no more than a socket.
 #![warn(missing_docs)]
 
@@ -36,4 +36,4 @@ pub mod playmode;
 pub mod rules;
 pub mod sexp;
 pub mod sim;
-pub mod text;
+pub mod untrusted;

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! agents ──TCP─► framing ─► sexp::parse ─► command::Command ────────┐
-//! monitors ─TCP─► framing ─► monitor::command ─► command::trainer ───┤ net::link::Input
+//! monitors ─TCP─► framing ─► monitor::command ─► command::trainer ───┤ net::inputs::Input
 //!                                                                     ▼
 //!                 app::driver (thread, clock, sync wait) ─► sim::cycle::Simulation
 //!                                                             │ physics (sim::world, rapier3d)
@@ -24,7 +24,7 @@
 //! web      the web monitor, attached to a running server (app)
 //!  ▼
 //! app      one server: app::driver (the simulation thread), the ports, the log
-//!  ├─► net       agent connections; net::link: Input in, AgentStatus back
+//!  ├─► net       agent connections; net::inputs: Input in, AgentStatus back
 //!  ├─► monitor   monitor port and frames, monitor commands decoded, match log
 //!  ▼
 //! config   the server's Config; builds the simulation's SimConfig
@@ -45,7 +45,7 @@
 //! * [`net`]: the agent accept loop and connections, the bounds on one
 //!   client, the connection lifecycle all three listeners share (agents,
 //!   monitors, web: bounded, joined on shutdown), the messages to and from
-//!   the simulation thread (`net::link`), and the agent-side client tests
+//!   the simulation thread (`net::inputs`), and the agent-side client tests
 //!   and tools use.
 //! * [`monitor`]: monitor frames, monitor command decoding, the match
 //!   log, following a monitor stream (`monitor::follow`) and the monitor
@@ -55,7 +55,7 @@
 #![warn(missing_docs)]
 
 pub use rcss3d_core::{
-    command, input_file, limited, log_limit, perception, playmode, rules, sexp, sim, text,
+    command, input_file, limited, log_limit, perception, playmode, rules, sexp, sim, untrusted,
 };
 
 pub mod app;

@@ -180,9 +180,9 @@ pub(crate) fn number_param(
 const MAX_QUOTED: usize = 64;
 
 /// Agent text cut short and escaped for an error message (see
-/// [`crate::text`]).
+/// [`crate::untrusted`]).
 pub(crate) fn truncate(s: &str) -> String {
-    crate::text::quote(s, MAX_QUOTED)
+    crate::untrusted::quote(s, MAX_QUOTED)
 }
 
 #[cfg(test)]

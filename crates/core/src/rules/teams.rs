@@ -176,7 +176,7 @@ impl TeamRegistry {
         let limit = self.admission.max_name_bytes;
         if name.len() > limit {
             return Err(JoinError::TeamNameTooLong {
-                shown: crate::text::quote(name, 32),
+                shown: crate::untrusted::quote(name, 32),
                 len: name.len(),
                 limit,
             });
@@ -185,7 +185,7 @@ impl TeamRegistry {
             .bytes()
             .any(|b| !(0x21..=0x7e).contains(&b) || matches!(b, b'(' | b')' | b'"' | b'\''))
         {
-            return Err(JoinError::BadTeamName(crate::text::quote(name, 64)));
+            return Err(JoinError::BadTeamName(crate::untrusted::quote(name, 64)));
         }
         let side = match self
             .teams

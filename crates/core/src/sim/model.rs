@@ -245,7 +245,7 @@ pub const MAX_CACHED_MODELS: usize = 64;
 
 /// Client text quoted in a scene error: cut and escaped.
 fn quoted(text: &str) -> String {
-    crate::text::quote(text, 64)
+    crate::untrusted::quote(text, 64)
 }
 
 /// The robot model files: the built-in ones, a user's directory, or both

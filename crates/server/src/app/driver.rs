@@ -24,7 +24,7 @@ use crate::config::Config;
 use crate::limited;
 use crate::log_limit::LogLimit;
 use crate::monitor::log::{LogHandle, MatchSummary};
-use crate::net::link::{InFlight, Input};
+use crate::net::inputs::{InFlight, Input};
 use crate::net::outbox::{Outbox, PushError};
 use crate::sim::cycle::{AgentStatus, ConnId, Simulation, Stage};
 use crate::sim::snapshot::WorldSnapshot;

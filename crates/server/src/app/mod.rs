@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, watch};
 use tracing::{info, warn};
 
 use crate::config::Config;
-use crate::net::link::Input;
+use crate::net::inputs::Input;
 use crate::net::server::accept_agents;
 
 pub mod driver;

@@ -132,7 +132,7 @@ pub fn read_spark_rb(text: &str, step: f32) -> SparkSettings {
                     };
                     out.refused.push(format!(
                         "line {n}: `{}` sets ${name}: skipped ({why})",
-                        crate::text::quote(code, 120)
+                        crate::untrusted::quote(code, 120)
                     ));
                 }
                 if first == "end" {
@@ -195,7 +195,7 @@ fn take_switch(out: &mut SparkSettings, n: usize, name: &str, value: &str, step:
         }
         Some(Err(why)) => out.refused.push(format!(
             "line {n}: `{}` ({why})",
-            crate::text::quote(&shown, 120)
+            crate::untrusted::quote(&shown, 120)
         )),
         None => out.unused.push(shown),
     }

@@ -334,9 +334,9 @@ fn bad(command: &'static str, what: &'static str, value: &str) -> MonitorCommand
 const MAX_QUOTED: usize = 80;
 
 /// Monitor text cut short and escaped for an error message (see
-/// [`crate::text`]).
+/// [`crate::untrusted`]).
 fn truncate(s: &str) -> String {
-    crate::text::quote(s, MAX_QUOTED)
+    crate::untrusted::quote(s, MAX_QUOTED)
 }
 
 fn show(node: &Node<'_>) -> String {

@@ -5,13 +5,13 @@
 //! connection that keeps the server waiting ([`handshake`]). Frames are
 //! cut by [`crate::framing`] and repeated log lines thinned by
 //! [`crate::log_limit`]. Nothing here knows about the world; connections
-//! send the simulation thread their commands through a channel ([`link`])
+//! send the simulation thread their commands through a channel ([`inputs`])
 //! and get its frames through their bounded [`outbox`]. The other end,
 //! the agent client of the tests and tools, is in `rcss3d-clients`.
 
 pub mod connections;
 pub mod handshake;
-pub mod link;
+pub mod inputs;
 pub mod outbox;
 pub mod rate;
 pub mod server;

@@ -49,7 +49,7 @@ use crate::limited;
 use crate::log_limit::{LogLimit, SharedLogLimit};
 use crate::net::connections::{Connections, SHUTDOWN_GRACE};
 use crate::net::handshake::SceneDeadline;
-use crate::net::link::{InFlight, Input, InputSender};
+use crate::net::inputs::{InFlight, Input, InputSender};
 use crate::net::outbox::outbox;
 use crate::net::rate::ByteBudget;
 use crate::sexp::{parse, ParseError, MAX_NODES};

@@ -44,7 +44,7 @@ use crate::log_limit::SharedLogLimit;
 use crate::monitor::server::SnapshotReceiver;
 use crate::monitor::MonitorRequest;
 use crate::rules::PlayMode;
-use crate::text::logged;
+use crate::untrusted::logged;
 
 /// Monitor ids of page viewers start here, far above the monitor port's
 /// (1, 2, ... in accept order), so log lines tell them apart.
@@ -333,7 +333,7 @@ pub struct CrossOrigin {
 
 impl std::fmt::Display for CrossOrigin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let shown = |s: &str| crate::text::quote(s, 100);
+        let shown = |s: &str| crate::untrusted::quote(s, 100);
         write!(
             f,
             "Origin `{}` is not the page's own (Host `{}`)",

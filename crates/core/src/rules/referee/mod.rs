@@ -41,7 +41,7 @@ use super::placement::{team_index, Cycle};
 use crate::playmode::{PlayMode, Side};
 
 mod checks;
-mod play_on;
+mod goals_and_outs;
 mod set_pieces;
 mod state;
 

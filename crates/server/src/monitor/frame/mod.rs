@@ -20,13 +20,13 @@ use nalgebra::Isometry3;
 
 mod emit;
 mod game;
+mod graph;
 mod robot;
-mod scene;
 
 use emit::Emitter;
 use game::{env_predicates, write_game};
+use graph::{ball_node, dynamic_scene, static_scene};
 use robot::{part_slots, robot_nodes};
-use scene::{ball_node, dynamic_scene, static_scene};
 
 use super::config::FieldParams;
 use crate::rules::{PlayMode, Side};

@@ -3,7 +3,7 @@
 use nalgebra::Vector3;
 
 use crate::limited;
-use crate::text::logged;
+use crate::untrusted::logged;
 
 use crate::log_limit::LogLimit;
 use crate::rules::PlayMode;

@@ -5,7 +5,7 @@ use nalgebra::Vector3;
 use crate::limited;
 use crate::perception::vision;
 use crate::sim::cycle::{AgentStatus, ConnId, Simulation};
-use crate::text::logged;
+use crate::untrusted::logged;
 
 /// Robots built per cycle at most once the match has started; further
 /// `scene` requests wait their turn (a whole team that connects at once is
