@@ -322,18 +322,7 @@ fn evaluate(
         rows.add_separations(&mut w, h, erp);
     }
     let n = rows.torso_p.len();
-    // The reference's foot sensors (centre x, y and force x, y, z in the
-    // foot's frame) for the `frp,` lines; NaN where a foot has no contact.
-    let frp_cols = ["lf", "rf"].map(|side| {
-        ["cx", "cy", "fx", "fy", "fz"].map(|c| {
-            let name = format!("frp_{side}_{c}");
-            if sc.trace.has(&name) {
-                sc.trace.column(&name)
-            } else {
-                vec![f64::NAN; n]
-            }
-        })
-    });
+    let frp_cols = reference_frp(sc, n);
     let mut accs = vec![
         Acc {
             per_joint_sq: vec![0.0; names.len()],
@@ -358,19 +347,7 @@ fn evaluate(
         }
         if let (true, Some((prow, ours))) = (steps, prev_feet.take()) {
             if prow == i {
-                for (k, p) in [lfoot, rfoot].into_iter().enumerate() {
-                    // The reference's foot, rebuilt from its state at this row.
-                    let refr = w.part_pose(h, p).rotation;
-                    let e = (ours[k] * refr.inverse()).scaled_axis();
-                    lines.push(format!(
-                        "footrot,{},{i},{k},{:.3},{:.3},{:.3},{:.3}",
-                        sc.name,
-                        refr.euler_angles().2.to_degrees(),
-                        e.x.to_degrees(),
-                        e.y.to_degrees(),
-                        e.z.to_degrees()
-                    ));
-                }
+                footrot_lines(lines, sc, &w, h, [lfoot, rfoot], ours, i);
             }
         }
         if let (true, Some(feet)) = (anchor_feet, rows.feet.as_ref()) {
@@ -385,27 +362,7 @@ fn evaluate(
             }
         }
         if steps {
-            // Which parts touch or nearly touch the ground as the window
-            // starts: name and lowest point, mm.
-            let mut l = format!("low,{},{i}", sc.name);
-            for (p, desc) in m.parts.iter().enumerate() {
-                let Some(shape) = desc.collider else { continue };
-                let pose = w.part_pose(h, p);
-                let z = lowest_point(&pose, &shape);
-                if z < 0.005 {
-                    // And how far our rebuilt part centre is above the
-                    // reference's recorded one, mm.
-                    let col = format!("{}_z", desc.name);
-                    let off = match &sc.parts {
-                        Some(t) if t.has(&col) => {
-                            (pose.translation.vector.z as f64 - t.column(&col)[i]) * 1e3
-                        }
-                        _ => f64::NAN,
-                    };
-                    l.push_str(&format!(",{}:{:.2}:{off:.2}", desc.name, z * 1e3));
-                }
-            }
-            lines.push(l);
+            lines.push(low_line(sc, &w, h, &m, i));
         }
         if rows.ball[i].iter().all(|x| x.is_finite()) {
             w.set_ball_position(rows.ball[i]);
@@ -436,16 +393,7 @@ fn evaluate(
             a.pos += (t.translation.vector - rows.torso_p[row]).norm() as f64;
             a.rot += (t.rotation.angle_to(&rows.torso_r[row]) as f64).to_degrees();
             if steps {
-                // Signed torso rotation error (ours relative to the
-                // reference's, field axes, deg).
-                let e = (t.rotation * rows.torso_r[row].inverse()).scaled_axis();
-                lines.push(format!(
-                    "rot,{},{row},{:.3},{:.3},{:.3}",
-                    sc.name,
-                    e.x.to_degrees(),
-                    e.y.to_degrees(),
-                    e.z.to_degrees()
-                ));
+                lines.push(rot_line(sc, row, &t.rotation, &rows.torso_r[row]));
             }
             let got = replay::foot_loads(&w, h);
             if steps && k == 0 {
@@ -454,25 +402,7 @@ fn evaluate(
                     "feet,{},{row},{:.1},{:.1},{:.1},{:.1}",
                     sc.name, rows.foot_fz[row].0, rows.foot_fz[row].1, got.0, got.1
                 ));
-                for (k, side) in ["lf", "rf"].iter().enumerate() {
-                    let reference = frp_cols[k].each_ref().map(|c| c[row]);
-                    let sensor = m.foot_sensors.iter().position(|s| &*s.name == *side);
-                    let (c, f) = sensor.and_then(|i| w.foot_force(h, i)).unwrap_or_default();
-                    lines.push(format!(
-                        "frp,{},{row},{side},{:.2},{:.2},{:.1},{:.1},{:.1},{:.3},{:.3},{:.1},{:.1},{:.1}",
-                        sc.name,
-                        reference[0],
-                        reference[1],
-                        reference[2],
-                        reference[3],
-                        reference[4],
-                        c.x,
-                        c.y,
-                        f.x,
-                        f.y,
-                        f.z
-                    ));
-                }
+                frp_lines(lines, sc, &w, h, &m, &frp_cols, row);
             }
             a.force += ((got.0 - rows.foot_fz[row].0).abs() + (got.1 - rows.foot_fz[row].1).abs())
                 as f64
@@ -483,15 +413,141 @@ fn evaluate(
         i += horizon;
     }
     if per_joint {
-        let a = &accs[0];
-        let mut l = format!("{} 1-step RMS per joint (deg):", sc.name);
-        for (j, n) in names.iter().enumerate() {
-            l.push_str(&format!(
-                " {n} {:.3}",
-                (a.per_joint_sq[j] / a.n.max(1) as f64).sqrt()
-            ));
-        }
-        lines.push(l);
+        lines.push(per_joint_line(sc, &names, &accs[0]));
     }
     accs
+}
+
+/// The reference's foot sensors (centre x, y and force x, y, z in the
+/// foot's frame) for the `frp,` lines; NaN where a foot has no contact.
+fn reference_frp(sc: &replay::Scenario, n: usize) -> [[Vec<f64>; 5]; 2] {
+    ["lf", "rf"].map(|side| {
+        ["cx", "cy", "fx", "fy", "fz"].map(|c| {
+            let name = format!("frp_{side}_{c}");
+            if sc.trace.has(&name) {
+                sc.trace.column(&name)
+            } else {
+                vec![f64::NAN; n]
+            }
+        })
+    })
+}
+
+/// The `footrot,` lines: our feet's rotations `ours` after the last
+/// window's first step against the reference's rebuilt at row `i`.
+fn footrot_lines(
+    lines: &mut Vec<String>,
+    sc: &replay::Scenario,
+    w: &World,
+    h: RobotHandle,
+    feet: [usize; 2],
+    ours: [UnitQuaternion<f32>; 2],
+    i: usize,
+) {
+    for (k, p) in feet.into_iter().enumerate() {
+        // The reference's foot, rebuilt from its state at this row.
+        let refr = w.part_pose(h, p).rotation;
+        let e = (ours[k] * refr.inverse()).scaled_axis();
+        lines.push(format!(
+            "footrot,{},{i},{k},{:.3},{:.3},{:.3},{:.3}",
+            sc.name,
+            refr.euler_angles().2.to_degrees(),
+            e.x.to_degrees(),
+            e.y.to_degrees(),
+            e.z.to_degrees()
+        ));
+    }
+}
+
+/// The `low,` line: which parts touch or nearly touch the ground as the
+/// window at row `i` starts.
+fn low_line(
+    sc: &replay::Scenario,
+    w: &World,
+    h: RobotHandle,
+    m: &rcss3d::sim::model::RobotModel,
+    i: usize,
+) -> String {
+    // Which parts touch or nearly touch the ground as the window
+    // starts: name and lowest point, mm.
+    let mut l = format!("low,{},{i}", sc.name);
+    for (p, desc) in m.parts.iter().enumerate() {
+        let Some(shape) = desc.collider else { continue };
+        let pose = w.part_pose(h, p);
+        let z = lowest_point(&pose, &shape);
+        if z < 0.005 {
+            // And how far our rebuilt part centre is above the
+            // reference's recorded one, mm.
+            let col = format!("{}_z", desc.name);
+            let off = match &sc.parts {
+                Some(t) if t.has(&col) => {
+                    (pose.translation.vector.z as f64 - t.column(&col)[i]) * 1e3
+                }
+                _ => f64::NAN,
+            };
+            l.push_str(&format!(",{}:{:.2}:{off:.2}", desc.name, z * 1e3));
+        }
+    }
+    l
+}
+
+/// The `frp,` lines at `row`: the reference's foot sensors against ours.
+fn frp_lines(
+    lines: &mut Vec<String>,
+    sc: &replay::Scenario,
+    w: &World,
+    h: RobotHandle,
+    m: &rcss3d::sim::model::RobotModel,
+    frp_cols: &[[Vec<f64>; 5]; 2],
+    row: usize,
+) {
+    for (k, side) in ["lf", "rf"].iter().enumerate() {
+        let reference = frp_cols[k].each_ref().map(|c| c[row]);
+        let sensor = m.foot_sensors.iter().position(|s| &*s.name == *side);
+        let (c, f) = sensor.and_then(|i| w.foot_force(h, i)).unwrap_or_default();
+        lines.push(format!(
+            "frp,{},{row},{side},{:.2},{:.2},{:.1},{:.1},{:.1},{:.3},{:.3},{:.1},{:.1},{:.1}",
+            sc.name,
+            reference[0],
+            reference[1],
+            reference[2],
+            reference[3],
+            reference[4],
+            c.x,
+            c.y,
+            f.x,
+            f.y,
+            f.z
+        ));
+    }
+}
+
+/// The 1-step RMS error of each joint, one line.
+fn per_joint_line(sc: &replay::Scenario, names: &[String], a: &Acc) -> String {
+    let mut l = format!("{} 1-step RMS per joint (deg):", sc.name);
+    for (j, n) in names.iter().enumerate() {
+        l.push_str(&format!(
+            " {n} {:.3}",
+            (a.per_joint_sq[j] / a.n.max(1) as f64).sqrt()
+        ));
+    }
+    l
+}
+
+/// The `rot,` line: the signed torso rotation error (ours relative to the
+/// reference's, field axes, deg) at `row`.
+fn rot_line(
+    sc: &replay::Scenario,
+    row: usize,
+    ours: &UnitQuaternion<f32>,
+    reference: &UnitQuaternion<f32>,
+) -> String {
+    let e = (ours * reference.inverse()).scaled_axis();
+    format!(
+        "rot,{},{row},{:.3},{:.3},{:.3}",
+        sc.name,
+        e.x.to_degrees(),
+        e.y.to_degrees(),
+        e.z.to_degrees()
+    )
 }

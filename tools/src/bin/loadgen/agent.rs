@@ -215,14 +215,7 @@ pub(crate) fn agent_body(
     }
     let deadline = Instant::now() + Duration::from_secs_f64(cli.connect_timeout);
     let mut wire = connect(addr, deadline, timeout)?;
-    let now = Instant::now();
-    res.connected_at = Some(now);
-    {
-        let mut fc = shared.first_connect.lock().unwrap();
-        if fc.is_none_or(|t| now < t) {
-            *fc = Some(now);
-        }
-    }
+    note_connected(shared, res);
     let messages = joint_messages(
         spec.robot_type,
         spec.unum,
@@ -230,41 +223,7 @@ pub(crate) fn agent_body(
         cli.period,
         !cli.plays(),
     );
-    let syn = encode("(syn)");
-
-    // Lifecycle: scene, first frame, init, wait for the team, beam.
-    wire.send(&encode(&format!("(scene {SCENE} {})", spec.robot_type)))?;
-    wire.read_frame()?;
-    res.frames += 1;
-    wire.send(&encode(&format!(
-        "(init (unum {})(teamname {}))(syn)",
-        spec.unum, spec.team
-    )))?;
-    let mut waited = 0;
-    loop {
-        let frame = wire.read_frame()?;
-        res.frames += 1;
-        if let Some(side) = announced_side(&frame) {
-            res.side = Some(side.to_owned());
-            if spec.index == 0 {
-                shared.set_first_joined();
-            }
-            break;
-        }
-        waited += 1;
-        if waited > 250 {
-            bail!(
-                "no team after init (robot type {} refused?)",
-                spec.robot_type
-            );
-        }
-        wire.send(&syn)?;
-    }
-    let (x, y, rot) = spec.beam;
-    wire.send(&encode(&format!("(beam {x:.2} {y:.2} {rot:.1})(syn)")))?;
-    wire.read_frame()?;
-    res.frames += 1;
-    res.on_field_at = Some(Instant::now());
+    join_and_beam(spec, &mut wire, shared, res)?;
     shared.ready.fetch_add(1, Ordering::SeqCst);
 
     let clock = spec.index == 0;
@@ -356,6 +315,62 @@ pub(crate) fn agent_body(
             last_t = t;
         }
     }
+    Ok(())
+}
+
+/// Records when the agent connected, and the run's first connection.
+fn note_connected(shared: &Shared, res: &mut AgentResult) {
+    let now = Instant::now();
+    res.connected_at = Some(now);
+    {
+        let mut fc = shared.first_connect.lock().unwrap();
+        if fc.is_none_or(|t| now < t) {
+            *fc = Some(now);
+        }
+    }
+}
+
+/// The agent's lifecycle up to the field: scene, first frame, init, wait
+/// for the team, beam.
+fn join_and_beam(
+    spec: &AgentSpec,
+    wire: &mut Wire,
+    shared: &Shared,
+    res: &mut AgentResult,
+) -> Result<()> {
+    let syn = encode("(syn)");
+    wire.send(&encode(&format!("(scene {SCENE} {})", spec.robot_type)))?;
+    wire.read_frame()?;
+    res.frames += 1;
+    wire.send(&encode(&format!(
+        "(init (unum {})(teamname {}))(syn)",
+        spec.unum, spec.team
+    )))?;
+    let mut waited = 0;
+    loop {
+        let frame = wire.read_frame()?;
+        res.frames += 1;
+        if let Some(side) = announced_side(&frame) {
+            res.side = Some(side.to_owned());
+            if spec.index == 0 {
+                shared.set_first_joined();
+            }
+            break;
+        }
+        waited += 1;
+        if waited > 250 {
+            bail!(
+                "no team after init (robot type {} refused?)",
+                spec.robot_type
+            );
+        }
+        wire.send(&syn)?;
+    }
+    let (x, y, rot) = spec.beam;
+    wire.send(&encode(&format!("(beam {x:.2} {y:.2} {rot:.1})(syn)")))?;
+    wire.read_frame()?;
+    res.frames += 1;
+    res.on_field_at = Some(Instant::now());
     Ok(())
 }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use crate::agent::{run_agent, AgentResult, AgentSpec, Shared, PHASE_STOP, PHASE_WARMUP};
+use crate::agent::{run_agent, AgentResult, AgentSpec, Mark, Shared, PHASE_STOP, PHASE_WARMUP};
 use crate::report::{print_run, summarise_stages};
 use crate::server::{server_binary, spawn_server, stop_server};
 use crate::{Cli, FORMATION, ROBOT_TYPES, STEP};
@@ -102,31 +102,7 @@ pub(crate) fn drive(
         first_connect: Mutex::new(None),
         first_joined: (Mutex::new(!cli.plays()), std::sync::Condvar::new()),
     });
-    let mut handles = Vec::with_capacity(n);
-    for i in 0..n {
-        let team_b = i % 2 == 1;
-        let unum = (i / 2 + 1) as u8;
-        let (bx, by) = FORMATION[usize::from(unum) - 1];
-        let spec = AgentSpec {
-            index: i,
-            team: if team_b {
-                cli.team_b().to_owned()
-            } else {
-                cli.team_a().to_owned()
-            },
-            unum,
-            robot_type: ROBOT_TYPES[usize::from(unum) - 1],
-            beam: (bx, by, 0.0),
-        };
-        let shared = shared.clone();
-        let cli = cli.clone();
-        let h = std::thread::Builder::new()
-            .name(format!("agent-{i}"))
-            .stack_size(256 * 1024)
-            .spawn(move || run_agent(spec, addr, &cli, &shared))
-            .context("starting an agent thread")?;
-        handles.push(h);
-    }
+    let handles = spawn_agents(cli, n, addr, &shared)?;
     // Mirror the phase for the stage collector (cheap poll until done).
     let mirror = {
         let shared = shared.clone();
@@ -159,18 +135,7 @@ pub(crate) fn drive(
             ..RunResult::default()
         });
     }
-    let start = shared
-        .start
-        .lock()
-        .unwrap()
-        .clone()
-        .ok_or_else(|| anyhow!("no measuring window"))?;
-    let end = shared
-        .end
-        .lock()
-        .unwrap()
-        .clone()
-        .ok_or_else(|| anyhow!("measuring window not closed"))?;
+    let (start, end) = window(&shared)?;
     let wall = (end.at - start.at).as_secs_f64();
     let cycles = shared.measured.load(Ordering::Acquire).max(1);
     let sim_cycles = match (start.sim_time, end.sim_time) {
@@ -178,27 +143,8 @@ pub(crate) fn drive(
         _ => None,
     };
     let tck = rcss3d::procfs::clock_ticks_per_sec();
-    let (cpu_ms, cpu_pct, threads) = match (&start.server, &end.server) {
-        (Some(a), Some(b)) => {
-            let secs = (b.ticks.saturating_sub(a.ticks)) as f64 / tck;
-            let per = sim_cycles.unwrap_or(cycles as f64).max(1.0);
-            let mut groups: BTreeMap<String, u64> = BTreeMap::new();
-            for (tid, (name, t)) in &b.threads {
-                let before = a.threads.get(tid).map(|x| x.1).unwrap_or(0);
-                *groups.entry(name.clone()).or_default() += t.saturating_sub(before);
-            }
-            let threads = groups
-                .into_iter()
-                .map(|(name, t)| (name, t as f64 / tck * 1000.0 / per))
-                .collect();
-            (
-                Some(secs * 1000.0 / per),
-                Some(secs / wall * 100.0),
-                threads,
-            )
-        }
-        _ => (None, None, Vec::new()),
-    };
+    let per = sim_cycles.unwrap_or(cycles as f64).max(1.0);
+    let (cpu_ms, cpu_pct, threads) = server_cpu(&start, &end, tck, per, wall);
     let first_connect = shared
         .first_connect
         .lock()
@@ -249,4 +195,88 @@ pub(crate) fn drive(
         stages: Vec::new(),
         server_closed,
     })
+}
+
+/// One thread per agent, each running its lifecycle and measurements.
+fn spawn_agents(
+    cli: &Cli,
+    n: usize,
+    addr: SocketAddr,
+    shared: &Arc<Shared>,
+) -> Result<Vec<std::thread::JoinHandle<AgentResult>>> {
+    let mut handles = Vec::with_capacity(n);
+    for i in 0..n {
+        let team_b = i % 2 == 1;
+        let unum = (i / 2 + 1) as u8;
+        let (bx, by) = FORMATION[usize::from(unum) - 1];
+        let spec = AgentSpec {
+            index: i,
+            team: if team_b {
+                cli.team_b().to_owned()
+            } else {
+                cli.team_a().to_owned()
+            },
+            unum,
+            robot_type: ROBOT_TYPES[usize::from(unum) - 1],
+            beam: (bx, by, 0.0),
+        };
+        let shared = shared.clone();
+        let cli = cli.clone();
+        let h = std::thread::Builder::new()
+            .name(format!("agent-{i}"))
+            .stack_size(256 * 1024)
+            .spawn(move || run_agent(spec, addr, &cli, &shared))
+            .context("starting an agent thread")?;
+        handles.push(h);
+    }
+    Ok(handles)
+}
+
+/// The server's CPU between two marks: milliseconds per cycle (`per`
+/// cycles), percent of one core over `wall` seconds, and milliseconds per
+/// cycle for each group of threads of the same name.
+fn server_cpu(
+    start: &Mark,
+    end: &Mark,
+    tck: f64,
+    per: f64,
+    wall: f64,
+) -> (Option<f64>, Option<f64>, Vec<(String, f64)>) {
+    match (&start.server, &end.server) {
+        (Some(a), Some(b)) => {
+            let secs = (b.ticks.saturating_sub(a.ticks)) as f64 / tck;
+            let mut groups: BTreeMap<String, u64> = BTreeMap::new();
+            for (tid, (name, t)) in &b.threads {
+                let before = a.threads.get(tid).map(|x| x.1).unwrap_or(0);
+                *groups.entry(name.clone()).or_default() += t.saturating_sub(before);
+            }
+            let threads = groups
+                .into_iter()
+                .map(|(name, t)| (name, t as f64 / tck * 1000.0 / per))
+                .collect();
+            (
+                Some(secs * 1000.0 / per),
+                Some(secs / wall * 100.0),
+                threads,
+            )
+        }
+        _ => (None, None, Vec::new()),
+    }
+}
+
+/// The marks at the start and the end of the measuring window.
+fn window(shared: &Shared) -> Result<(Mark, Mark)> {
+    let start = shared
+        .start
+        .lock()
+        .unwrap()
+        .clone()
+        .ok_or_else(|| anyhow!("no measuring window"))?;
+    let end = shared
+        .end
+        .lock()
+        .unwrap()
+        .clone()
+        .ok_or_else(|| anyhow!("measuring window not closed"))?;
+    Ok((start, end))
 }
