@@ -102,7 +102,7 @@ pub(crate) fn spawn_server(cli: &Cli, bin: &Path, run_flag: Arc<AtomicU8>) -> Re
         None => cmd.stdout(Stdio::null()),
     };
     if cli.stages {
-        cmd.env("RUST_LOG", "warn,rcss3d::app::driver=trace");
+        cmd.env("RUST_LOG", "warn,rcss3d_server::app::driver=trace");
         cmd.env("NO_COLOR", "1");
         cmd.stderr(Stdio::piped());
     } else {
