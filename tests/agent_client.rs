@@ -48,6 +48,8 @@ async fn frames_split_across_reads_arrive_whole() {
         for part in bytes.chunks(3) {
             s.write_all(part).await.expect("write");
             s.flush().await.expect("flush");
+            // A stand-in server writing in pieces: the pause between them
+            // is the thing tested (frames split across reads).
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
     });

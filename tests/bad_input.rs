@@ -435,12 +435,12 @@ async fn thousands_of_scene_spellings_over_short_connections_do_not_grow_memory(
     .expect("config");
     let log = dir.0.join("server.log");
     let out = std::fs::File::create(&log).expect("log file");
-    let mut server = ServerProcess::start(|c| {
+    let stdout = out.try_clone().expect("log file");
+    let mut server = ServerProcess::start_with_stdout(Some(stdout), |c| {
         c.arg("--config")
             .arg(&conf)
             .env("RUST_LOG", "info")
             .env("NO_COLOR", "1")
-            .stdout(out.try_clone().expect("log file"))
             .stderr(out);
     });
     let addr = server.agent_addr();

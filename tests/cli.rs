@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use rcss3d::monitor::client::MonitorClient;
 use rcss3d::rules::PlayMode;
-use util::process::{free_port, ServerProcess, BIN};
+use util::process::{exit_within, free_port, read_ready, read_text, DirWatch, ServerProcess, BIN};
 use util::{Scratch, TestAgent};
 
 /// The server binary in real-time mode, its stderr written to a file.
@@ -28,10 +28,7 @@ impl Server {
         let stderr = dir.join("server.stderr");
         let file = std::fs::File::create(&stderr).expect("stderr file");
         let process = ServerProcess::start(|c| {
-            c.args(["--seed", "5"])
-                .args(extra)
-                .stdout(Stdio::null())
-                .stderr(file);
+            c.args(["--seed", "5"]).args(extra).stderr(file);
         });
         Server {
             monitor: process.monitor_addr(),
@@ -120,14 +117,12 @@ fn ctl_drives_a_match_watch_follows_it_and_check_log_reads_its_log() {
         .spawn()
         .expect("watch starts");
     // watch prints the state it finds first: it is following the match.
-    let start = Instant::now();
-    while std::fs::read_to_string(&watch_out).map_or(true, |t| !t.contains('\n')) {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "watch printed nothing"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert!(
+        DirWatch::of_file(&watch_out).until(Duration::from_secs(10), || {
+            read_text(&watch_out).contains('\n')
+        }),
+        "watch printed nothing"
+    );
 
     // The options may follow the command.
     let out = rcss3d(&["ctl", "kickoff", "Left", "--monitor", &server.monitor]);
@@ -154,17 +149,7 @@ fn ctl_drives_a_match_watch_follows_it_and_check_log_reads_its_log() {
 
     // watch ends by itself when the server closes, having printed every
     // change in order.
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = watch.try_wait().expect("wait") {
-            break s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "watch still running"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = exit_within(&mut watch, Duration::from_secs(10)).expect("watch still running");
     let mut err = String::new();
     if let Some(mut e) = watch.stderr.take() {
         let _ = e.read_to_string(&mut err);
@@ -661,7 +646,7 @@ impl Started {
             .args(["--bind", "127.0.0.1"])
             .args(extra)
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr).expect("stderr file"));
         for (k, v) in env {
             cmd.env(k, v);
@@ -671,20 +656,18 @@ impl Started {
             agent_port,
             stderr,
         };
-        let start = Instant::now();
-        for port in [agent_port, monitor_port] {
-            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-                if let Ok(Some(status)) = started.child.try_wait() {
-                    panic!("server exited at start: {status}\n{}", started.logs());
-                }
-                assert!(
-                    start.elapsed() < Duration::from_secs(20),
-                    "server did not come up:\n{}",
-                    started.logs()
-                );
-                std::thread::sleep(Duration::from_millis(50));
-            }
+        // Both ports listen once it prints its ready line.
+        let (ready, _stdout) = read_ready(&mut started.child, None);
+        if ready.is_none() {
+            let _ = started.child.kill();
+            let status = started.child.wait().expect("wait");
+            panic!("server did not come up ({status}):\n{}", started.logs());
         }
+        assert_eq!(
+            ready.as_ref().and_then(|r| r["monitor_port"].as_u64()),
+            Some(u64::from(monitor_port)),
+            "{ready:?}"
+        );
         started
     }
 
@@ -996,21 +979,19 @@ fn replay_logs_the_frame_period_rounded() {
     let log = dir.0.join("match.log");
     let log_text = log.to_str().expect("utf-8 path");
     let mut server = ServerProcess::start(|c| {
-        c.args(["--log", log_text])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+        c.args(["--log", log_text]).stderr(Stdio::null());
     });
     // The real-time server writes a frame each 0.2 s of game time: wait
     // for a few of them.
-    let start = Instant::now();
-    while std::fs::read_to_string(&log).map_or(0, |t| t.lines().count()) < 4 {
-        assert!(start.elapsed() < Duration::from_secs(20), "no log frames");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    assert!(
+        DirWatch::of_file(&log).until(Duration::from_secs(20), || {
+            read_text(&log).lines().count() >= 4
+        }),
+        "no log frames"
+    );
     server.terminate(Duration::from_secs(5));
     let mut player = Command::new(BIN)
         .args(["replay", log_text, "--bind", "127.0.0.1", "--web-port", "0"])
-        .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("replay starts");

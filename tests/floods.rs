@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use rcss3d::net::client::frame;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use util::honest::Honest;
@@ -53,12 +53,12 @@ impl Server {
         // Logs go to stderr, the results summary to stdout: both to one file.
         let log = dir.0.join("server.log");
         let out = std::fs::File::create(&log).expect("log file");
-        let process = ServerProcess::start(|c| {
+        let stdout = out.try_clone().expect("log file");
+        let process = ServerProcess::start_with_stdout(Some(stdout), |c| {
             c.arg("--config")
                 .arg(&conf)
                 .env("RUST_LOG", "info")
                 .env("NO_COLOR", "1")
-                .stdout(out.try_clone().expect("log file"))
                 .stderr(out);
         });
         Server {
@@ -80,13 +80,14 @@ impl Server {
     }
 }
 
-/// The server binary with the honest agent playing, half a second in:
+/// The server binary with the honest agent playing, half a second (25
+/// frames) in:
 /// the server, the agent, and the server's RSS before the test's clients
 /// come.
 async fn honest_match(tag: &str, extra: &str) -> (Server, Honest, u64) {
     let server = Server::spawn(tag, extra);
     let honest = Honest::start(server.process.agent_addr(), "Honest").await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    honest.played(25).await;
     let before_kb = server.status_kb("VmRSS");
     (server, honest, before_kb)
 }
@@ -108,6 +109,7 @@ impl StallProbe {
             let mut worst = Duration::ZERO;
             while !flag.load(Ordering::Acquire) {
                 let t = Instant::now();
+                // The oversleep of this sleep is the thing measured.
                 std::thread::sleep(Duration::from_millis(10));
                 worst = worst.max(t.elapsed().saturating_sub(Duration::from_millis(10)));
             }
@@ -137,6 +139,8 @@ fn flooders(
                 let mut connections = 0;
                 while Instant::now() < until {
                     let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)).await else {
+                        // The flooding client's own pause before it retries
+                        // a refused connection (part of the client tested).
                         tokio::time::sleep(Duration::from_millis(10)).await;
                         continue;
                     };
@@ -538,7 +542,12 @@ async fn one_agent_connection_holds_a_bounded_amount_of_memory() {
                 .expect("connect");
             let scene = format!("(scene rsg/agent/nao/nao_hetero.rsg {robot_type})");
             s.write_all(&frame(scene.as_bytes())).await.expect("scene");
-            tokio::time::sleep(Duration::from_millis(500)).await;
+            // The robot exists once its first frame comes (read whole,
+            // then never again).
+            let mut len = [0u8; 4];
+            s.read_exact(&mut len).await.expect("first frame");
+            let mut body = vec![0u8; u32::from_be_bytes(len) as usize];
+            s.read_exact(&mut body).await.expect("first frame");
             let init = format!("(init (unum {unum})(teamname {team}))");
             s.write_all(&frame(init.as_bytes())).await.expect("init");
             let open = write_until(&mut s, &message, until).await;

@@ -9,10 +9,10 @@ use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
-use util::process::BIN;
+use util::process::{exit_within, BIN};
 use util::{Scratch, TestAgent};
 
 /// A server started on port 0 with its stdin and stdout piped.
@@ -65,17 +65,7 @@ impl Drop for Launched {
 }
 
 fn wait_exit(child: &mut Child, within: Duration) -> ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            return status;
-        }
-        assert!(
-            start.elapsed() < within,
-            "server still running after {within:?}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    exit_within(child, within).unwrap_or_else(|| panic!("server still running after {within:?}"))
 }
 
 fn port(v: &Value, key: &str) -> u16 {

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use rcss3d::rules::PlayMode;
-use util::process::BIN;
+use util::process::{read_text, DirWatch, BIN};
 use util::Scratch;
 
 /// The peak memory a tool may reach on any file.
@@ -267,21 +267,14 @@ fn replay_serving_peak(log: &Path, dir: &Path) -> (u64, String) {
         .stderr(std::fs::File::create(&err).expect("stderr file"))
         .spawn()
         .expect("replay runs");
-    let start = Instant::now();
-    let text = loop {
-        let text = String::from_utf8_lossy(&std::fs::read(&err).unwrap_or_default()).into_owned();
-        if text.contains("web log player") {
-            break text;
-        }
-        if let Some(status) = child.try_wait().expect("wait") {
-            panic!("replay ended ({status}): {text}");
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(300),
-            "replay never serves: {text}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let serving = DirWatch::of_file(&err).until(Duration::from_secs(300), || {
+        read_text(&err).contains("web log player") || child.try_wait().expect("wait").is_some()
+    });
+    let text = read_text(&err);
+    if let Some(status) = child.try_wait().expect("wait") {
+        panic!("replay ended ({status}): {text}");
+    }
+    assert!(serving, "replay never serves: {text}");
     let peak = rcss3d::procfs::status_kib(child.id(), "VmHWM").expect("VmHWM");
     let _ = child.kill();
     let _ = child.wait();

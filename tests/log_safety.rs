@@ -8,7 +8,6 @@ mod util;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use rcss3d::net::client::frame;
@@ -16,12 +15,12 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 use util::honest::Honest;
-use util::process::ServerProcess;
+use util::process::{DirWatch, ServerProcess};
 use util::{Scratch, TestAgent};
 
-/// The tests that start a server binary run one at a time, so the rates
-/// one measures are not shared with another's server.
-static ONE_SERVER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+/// The test that measures rates runs alone (`write`), so they are not
+/// shared with another's server; the others share the machine (`read`).
+static RATES_ALONE: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
 
 /// The server binary in real time (as in a match) writing `log`, its
 /// stderr (the `info` log) in a file.
@@ -44,7 +43,6 @@ impl Server {
                 .args(extra)
                 .env("RUST_LOG", "info")
                 .env("NO_COLOR", "1")
-                .stdout(Stdio::null())
                 .stderr(err);
         });
         Server {
@@ -113,10 +111,11 @@ async fn churn(addr: std::net::SocketAddr, what: Churn, until: Instant) -> usize
     rounds
 }
 
-/// Log bytes written per second over `span`, the honest match going on.
-async fn log_rate(server: &Server, span: Duration) -> f64 {
+/// Log bytes written per second while `honest` plays `frames` frames (50
+/// a second), the honest match going on.
+async fn log_rate(server: &Server, honest: &Honest, frames: usize) -> f64 {
     let (b0, t0) = (server.log_bytes(), Instant::now());
-    tokio::time::sleep(span).await;
+    honest.played(frames).await;
     (server.log_bytes() - b0) as f64 / t0.elapsed().as_secs_f64()
 }
 
@@ -127,16 +126,17 @@ const CHURN: Duration = Duration::from_secs(30);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn join_and_leave_churn_neither_floods_the_match_log_nor_stderr() {
-    let _serial = ONE_SERVER_AT_A_TIME.lock().await;
+    let _serial = RATES_ALONE.write().await;
     let server = Server::spawn("churn", "match.log", &[]);
     let addr = server.process.agent_addr();
     // Two honest agents, one per team: a third team's `init` is refused.
     let honest = Honest::start(addr, "Honest").await;
     let second = Honest::start(addr, "Second").await;
-    // Past the joins' full states, one whole periodic cycle of full states
-    // (3 s) and more: the honest match's own rate.
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let honest_rate = log_rate(&server, Duration::from_secs(9)).await;
+    // Past the joins' full states (a second of match), three whole
+    // periodic cycles of full states (3 s each): the honest match's own
+    // rate.
+    honest.played(50).await;
+    let honest_rate = log_rate(&server, &honest, 9 * 50).await;
     let stderr_before = server.stderr_text().lines().count();
     // 40 clients: 24 try a third team (half leave after the refusal, half
     // stay a second), 8 join the second team and leave, 8 only get a
@@ -257,19 +257,17 @@ fn first_member(path: &Path) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gzip_log_is_one_member_a_first_member_reader_reads_whole() {
-    let _serial = ONE_SERVER_AT_A_TIME.lock().await;
+    let _serial = RATES_ALONE.read().await;
     let mut server = Server::spawn("gzone", "match.log.gz", &[]);
     let left = Honest::start(server.process.agent_addr(), "Left").await;
     let right = Honest::start(server.process.agent_addr(), "Right").await;
     // Several seconds of match: several flushes.
-    let start = Instant::now();
-    while server.log_bytes() < 20_000 {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "the log stays small"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    assert!(
+        DirWatch::of_file(&server.log)
+            .until_async(Duration::from_secs(60), || server.log_bytes() >= 20_000)
+            .await,
+        "the log stays small"
+    );
     let _ = left.finish().await;
     let _ = right.finish().await;
     assert!(
@@ -312,19 +310,17 @@ async fn a_gzip_log_is_one_member_a_first_member_reader_reads_whole() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_servers_gzip_log_reads_up_to_its_last_complete_line() {
-    let _serial = ONE_SERVER_AT_A_TIME.lock().await;
+    let _serial = RATES_ALONE.read().await;
     let mut server = Server::spawn("gzkill", "match.log.gz", &[]);
     let honest = Honest::start(server.process.agent_addr(), "Gz").await;
     // Past the first flushes: wait until the file holds a few seconds of
     // match (a flush comes at least every second of it).
-    let start = Instant::now();
-    while server.log_bytes() < 8_000 {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "the log stays empty"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    assert!(
+        DirWatch::of_file(&server.log)
+            .until_async(Duration::from_secs(30), || server.log_bytes() >= 8_000)
+            .await,
+        "the log stays empty"
+    );
     server.process.child.kill().expect("SIGKILL");
     let _ = server.process.child.wait();
     let _ = honest.finish().await;
@@ -386,14 +382,14 @@ async fn a_killed_servers_gzip_log_reads_up_to_its_last_complete_line() {
 /// Waits until the server's stderr holds `needle` (at most 20 s), failing
 /// the test with the stderr otherwise.
 async fn stderr_shows(server: &Server, needle: &str) {
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(20) {
-        if server.stderr_text().contains(needle) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    if !DirWatch::of_file(&server.stderr)
+        .until_async(Duration::from_secs(20), || {
+            server.stderr_text().contains(needle)
+        })
+        .await
+    {
+        panic!("no `{needle}` in stderr:\n{}", server.stderr_text());
     }
-    panic!("no `{needle}` in stderr:\n{}", server.stderr_text());
 }
 
 /// A line break, an ANSI colour, a terminal title (OSC ... BEL), a
@@ -410,7 +406,7 @@ fn quoted(s: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_text_cannot_forge_log_lines_or_send_control_characters() {
-    let _serial = ONE_SERVER_AT_A_TIME.lock().await;
+    let _serial = RATES_ALONE.read().await;
     let mut server = Server::spawn("inject", "match.log", &[]);
     let addr = server.process.agent_addr();
     // Two teams, so an agent with a strange team name is refused for its

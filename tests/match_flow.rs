@@ -4,7 +4,7 @@
 
 mod util;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rcss3d::monitor::client::MonitorClient;
 
@@ -53,14 +53,16 @@ async fn kick_off_goal_and_kick_off_for_the_other_team() {
         .await
         .expect("monitor");
     monitor_send(&mut mon, "(kickOff Left)").await;
+    // The command takes effect in the read phase after it arrives: cycle
+    // until it has (for at most 10 s).
     let mut seen = Vec::new();
-    for _ in 0..100 {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
         let f = lockstep(&mut agents).await;
         seen.push(play_mode(&f).to_string());
         if play_mode(&f) == "KickOff_Left" {
             break;
         }
-        tokio::time::sleep(Duration::from_millis(5)).await;
     }
     assert_eq!(
         seen.last().map(String::as_str),
@@ -70,13 +72,12 @@ async fn kick_off_goal_and_kick_off_for_the_other_team() {
 
     // Play on, then the trainer rolls the ball into the right goal.
     monitor_send(&mut mon, "(playMode PlayOn)").await;
-    for _ in 0..100 {
-        let f = lockstep(&mut agents).await;
-        if play_mode(&f) == "PlayOn" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut mode = String::new();
+    while mode != "PlayOn" && Instant::now() < deadline {
+        mode = play_mode(&lockstep(&mut agents).await).to_string();
     }
+    assert_eq!(mode, "PlayOn");
     monitor_send(&mut mon, "(ball (pos 14.0 0.0 0.1) (vel 5.0 0.0 0.0))").await;
     let mut modes = Vec::new();
     let mut scored = String::new();

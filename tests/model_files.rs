@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use util::honest::Honest;
-use util::process::{free_port, ServerProcess, BIN};
+use util::process::{free_port, read_text, DirWatch, ExitEvent, ServerProcess, BIN};
 use util::{Scratch, TestAgent};
 
 /// The peak memory the server may reach on any input.
@@ -43,7 +43,6 @@ fn server_ends(args: &[&OsStr], env: &[(&str, &Path)], dir: &Path) -> Ended {
         .args(args)
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
         .stderr(std::fs::File::create(&err).expect("stderr file"));
     for (k, v) in env {
         cmd.env(k, v);
@@ -56,6 +55,7 @@ fn server_ends(args: &[&OsStr], env: &[(&str, &Path)], dir: &Path) -> Ended {
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let exit = ExitEvent::of(child.id());
     loop {
         // SAFETY: wait4 on our own child, without blocking, writes the
         // two out values.
@@ -64,7 +64,8 @@ fn server_ends(args: &[&OsStr], env: &[(&str, &Path)], dir: &Path) -> Ended {
             break;
         }
         assert_eq!(r, 0, "wait4: {}", std::io::Error::last_os_error());
-        if t0.elapsed() > Duration::from_secs(20) {
+        let left = Duration::from_secs(20).saturating_sub(t0.elapsed());
+        if left.is_zero() {
             // SAFETY: signals our own child.
             unsafe { libc::kill(pid, libc::SIGKILL) };
             panic!(
@@ -72,7 +73,7 @@ fn server_ends(args: &[&OsStr], env: &[(&str, &Path)], dir: &Path) -> Ended {
                 String::from_utf8_lossy(&std::fs::read(&err).unwrap_or_default())
             );
         }
-        std::thread::sleep(Duration::from_millis(20));
+        exit.wait(left);
     }
     Ended {
         success: libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
@@ -179,10 +180,7 @@ fn crafted_model_files_are_refused_at_the_start_with_one_line() {
     std::fs::create_dir_all(looped.join("sub")).expect("dir");
     std::os::unix::fs::symlink(&looped, looped.join("sub/back")).expect("symlink");
     let mut server = ServerProcess::start(|c| {
-        c.arg("--models-dir")
-            .arg(&looped)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+        c.arg("--models-dir").arg(&looped).stderr(Stdio::null());
     });
     assert!(server.terminate(Duration::from_secs(10)).is_some());
 }
@@ -250,7 +248,6 @@ async fn an_import_bomb_an_agent_asks_for_is_refused_while_the_match_goes_on() {
         c.arg("--models-dir")
             .arg(&models)
             .env("NO_COLOR", "1")
-            .stdout(Stdio::null())
             .stderr(err);
     });
     let honest = Honest::start(server.agent_addr(), "Honest").await;
@@ -260,18 +257,15 @@ async fn an_import_bomb_an_agent_asks_for_is_refused_while_the_match_goes_on() {
         a.send("(scene bomb/b0.rsg)").await;
         attackers.push(a);
     }
-    let start = Instant::now();
-    let text = loop {
-        let text =
-            String::from_utf8_lossy(&std::fs::read(&stderr).unwrap_or_default()).into_owned();
-        if text.matches("scene refused").count() >= 3 {
-            break text;
-        }
-        assert!(start.elapsed() < Duration::from_secs(20), "{text}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    // A second of match after the refusals.
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    let refused = DirWatch::of_file(&stderr)
+        .until_async(Duration::from_secs(20), || {
+            read_text(&stderr).matches("scene refused").count() >= 3
+        })
+        .await;
+    let text = read_text(&stderr);
+    assert!(refused, "{text}");
+    // A second of match after the refusals, the honest agent playing on.
+    honest.played(50).await;
     let peak = rcss3d::procfs::status_kib(server.child.id(), "VmHWM").expect("VmHWM");
     let report = honest.finish().await;
     let refusals: Vec<&str> = text

@@ -24,10 +24,9 @@ fn spawn(tag: &str) -> Server {
     let log = dir.0.join("match.log");
     let stdout = dir.0.join("stdout.txt");
     let out = std::fs::File::create(&stdout).expect("stdout file");
-    let process = ServerProcess::start(|c| {
+    let process = ServerProcess::start_with_stdout(Some(out), |c| {
         c.args(["--sync", "--seed", "5", "--log"])
             .arg(&log)
-            .stdout(out)
             .stderr(Stdio::null());
     });
     Server {

@@ -254,6 +254,8 @@ async fn several_messages_in_one_write_and_split_frames() {
     let mut bytes = frame(m1).to_vec();
     bytes.extend_from_slice(&second[..4 + 5]);
     a.send_raw(&bytes).await;
+    // The pause between the two writes is the thing tested (a frame split
+    // across reads).
     tokio::time::sleep(Duration::from_millis(50)).await;
     a.send_raw(&second[4 + 5..]).await;
     a.recv().await;
@@ -417,4 +419,48 @@ async fn a_match_log_that_cannot_be_created_is_an_error_with_its_cause() {
         io.downcast_ref::<std::io::Error>().map(|e| e.kind()),
         Some(std::io::ErrorKind::NotFound)
     );
+}
+
+/// A refused `scene` naming `tag`, and the log line it gives.
+async fn refused_scene(server: &TestServer, tag: &str) -> bool {
+    let mut a = server.agent().await;
+    a.send(&format!("(scene rsg/agent/{tag}.rsg)")).await;
+    util::wait_for_logs(|text| {
+        text.lines()
+            .any(|l| l.contains("scene refused") && l.contains(tag))
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tests_log_capture_holds_its_own_servers_lines_and_no_other_tests() {
+    util::capture_logs();
+    let server = TestServer::start(test_config()).await;
+    // Another test on a thread of its own, as libtest runs it, with its
+    // own runtime and server, at the same time.
+    let other = std::thread::spawn(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime")
+            .block_on(async {
+                util::capture_logs();
+                let server = TestServer::start(test_config()).await;
+                assert!(
+                    refused_scene(&server, "other-test").await,
+                    "{}",
+                    util::logs()
+                );
+                server.stop().await;
+                util::logs()
+            })
+    });
+    assert!(refused_scene(&server, "own-test").await, "{}", util::logs());
+    let other = other.join().expect("the other test");
+    server.stop().await;
+    let own = util::logs();
+    assert!(own.contains("simulation running"), "{own}");
+    assert!(!own.contains("other-test"), "{own}");
+    assert!(!other.contains("own-test"), "{other}");
 }

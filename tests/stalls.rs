@@ -17,7 +17,9 @@ use tokio::io::AsyncReadExt;
 
 use rcss3d::config::Config;
 use rcss3d::monitor::client::MonitorClient;
-use util::{capture_logs, logs, now, test_config, wait_for_log, TestAgent, TestServer};
+use util::{
+    capture_logs, logs, now, test_config, wait_for_log, wait_for_logs, TestAgent, TestServer,
+};
 
 /// Longest a test waits for a frame before it calls the server stalled.
 const STALL: Duration = Duration::from_secs(5);
@@ -145,18 +147,20 @@ async fn an_agent_in_lockstep_from_its_first_frame_never_gets_frames_ahead_of_it
     .await;
     let mut a = server.agent().await;
     a.send("(scene rsg/agent/nao/nao_hetero.rsg 0)").await;
-    let mut last = now(&a.recv().await);
+    a.recv().await;
     a.send("(init (unum 1)(teamname Step))(syn)").await;
-    // Frames the server sent before that first answer reached it (still
-    // in the grace period) may be queued: read them, answer the newest.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The frame that answers it; frames the server sent before that first
+    // answer reached it (still in the grace period) may be queued: read
+    // them, answer the newest.
+    let mut last = now(&a.recv().await);
     while let Some(frame) = a.try_recv(Duration::from_millis(60)).await {
         last = now(&frame);
     }
     a.send("(syn)").await;
     for answered in 1..=10 {
         // Slower than the server: every frame the server could send
-        // without waiting would pile up here.
+        // without waiting would pile up here. (A slow client: the sleep
+        // is the thing tested.)
         tokio::time::sleep(Duration::from_millis(60)).await;
         let frame = a.recv().await;
         assert!(
@@ -174,26 +178,27 @@ async fn an_agent_in_lockstep_from_its_first_frame_never_gets_frames_ahead_of_it
     server.stop().await;
 }
 
-/// Sends `(killsim)` and returns how long the server took to end.
-async fn killsim(server: &TestServer) -> Duration {
+/// Sends `(killsim)` and returns how long the server took to end (5 s if
+/// it did not).
+async fn killsim(server: &mut TestServer) -> Duration {
     let mut mon = MonitorClient::connect(server.monitor_addr)
         .await
         .expect("monitor");
     let t0 = Instant::now();
     mon.send("(killsim)").await.expect("send");
-    while !server.finished() && t0.elapsed() < Duration::from_secs(5) {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    server.ended_within(Duration::from_secs(5)).await;
     t0.elapsed()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killsim_ends_a_sync_server_waiting_for_its_first_agent() {
     capture_logs();
-    let server = TestServer::start(test_config()).await;
-    // Let the server reach the barrier (no agent: it waits for one).
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let took = killsim(&server).await;
+    let mut server = TestServer::start(test_config()).await;
+    // The simulation thread has started: the next thing it does is wait
+    // at the barrier for an agent, long before the `(killsim)` has gone
+    // through the monitor connection.
+    assert!(wait_for_log("simulation running").await);
+    let took = killsim(&mut server).await;
     assert!(server.finished(), "still running {took:?} after (killsim)");
     assert!(took < Duration::from_secs(1), "took {took:?}");
 }
@@ -201,15 +206,15 @@ async fn killsim_ends_a_sync_server_waiting_for_its_first_agent() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killsim_ends_a_sync_server_waiting_for_a_silent_agent() {
     capture_logs();
-    let server = TestServer::start(test_config()).await;
+    let mut server = TestServer::start(test_config()).await;
     let mut a = server.agent().await;
     a.join("Silent", 1, 0).await;
     for _ in 0..10 {
         a.cycle("").await;
     }
-    // The agent owes an answer and never sends it: the server waits.
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let took = killsim(&server).await;
+    // The agent owes an answer to the frame it has received and never
+    // sends it: the server, done with that cycle, waits at the barrier.
+    let took = killsim(&mut server).await;
     assert!(server.finished(), "still running {took:?} after (killsim)");
     assert!(took < Duration::from_secs(1), "took {took:?}");
     assert!(a.closed_within(Duration::from_secs(2)).await);
@@ -245,8 +250,8 @@ async fn connections_without_a_robot_are_closed_or_evicted_and_a_real_agent_can_
     bad_scene.send("(scene rsg/agent/nosuch.rsg)").await;
     let mut no_init = server.agent().await;
     no_init.send("(scene rsg/agent/nao/nao_hetero.rsg 0)").await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    // All seven slots are taken: a newcomer takes the slot of the oldest
+    // All seven slots are taken (the server accepts connections in the
+    // order they were made): a newcomer takes the slot of the oldest
     // connection without a robot, the silent one.
     let mut newcomer = server.agent().await;
     newcomer
@@ -322,6 +327,8 @@ async fn silent_clients_reconnecting_in_a_loop_never_lock_a_real_agent_out() {
             let mut connections = 0u32;
             while !stop.load(Ordering::Acquire) && connections < 100_000 {
                 let Ok(mut s) = tokio::net::TcpStream::connect(addr).await else {
+                    // The client's own pause before it retries a refused
+                    // connection (part of the client tested).
                     tokio::time::sleep(Duration::from_millis(1)).await;
                     continue;
                 };
@@ -333,8 +340,8 @@ async fn silent_clients_reconnecting_in_a_loop_never_lock_a_real_agent_out() {
             connections
         }));
     }
-    // Let them fill every slot.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // They have filled every slot once a newcomer evicts one of them.
+    assert!(wait_for_log("every agent slot taken").await);
     let mut joined = 0;
     for attempt in 0..10u8 {
         let try_join = async {
@@ -366,14 +373,18 @@ async fn a_slow_starting_agent_is_waited_for_and_never_cut_off() {
     // before its `init`. The server must neither run ahead of the robot
     // (its frames would pile up and be dropped) nor close the connection.
     capture_logs();
+    let idle = Duration::from_millis(400);
     let server = TestServer::start(Config {
         sync_wait_for_agents: 0,
+        agent_idle_timeout_secs: idle.as_secs_f32(),
         ..test_config()
     })
     .await;
     let mut a = server.agent().await;
     a.send("(scene rsg/agent/nao/nao_hetero.rsg 2)").await;
-    tokio::time::sleep(Duration::from_secs(7)).await;
+    // The agent building itself, three idle timeouts long (a slow client:
+    // the sleep is the thing tested).
+    tokio::time::sleep(3 * idle).await;
     let mut during_pause = 0;
     while a.try_recv(Duration::from_millis(200)).await.is_some() {
         during_pause += 1;
@@ -471,8 +482,9 @@ async fn init_and_beam_in_consecutive_messages_of_one_cycle_take_effect_in_order
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_waiting_for_a_scripted_start_is_not_idle() {
     capture_logs();
+    let idle = Duration::from_millis(250);
     let server = TestServer::start(Config {
-        agent_idle_timeout_secs: 0.5,
+        agent_idle_timeout_secs: idle.as_secs_f32(),
         sync_wait_for_agents: 2,
         ..test_config()
     })
@@ -482,8 +494,9 @@ async fn a_client_waiting_for_a_scripted_start_is_not_idle() {
         .send("(scene rsg/agent/nao/nao_hetero.rsg 0)(syn)")
         .await;
     // The server waits for the second agent, four idle timeouts long: the
-    // first one is waiting for the server, not the other way round.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // first one is waiting for the server, not the other way round. (The
+    // second agent's lateness is the thing tested.)
+    tokio::time::sleep(4 * idle).await;
     let mut second = server.agent().await;
     second
         .send("(scene rsg/agent/nao/nao_hetero.rsg 0)(syn)")
@@ -594,15 +607,43 @@ async fn a_lying_robot_moved_by_the_referee_is_still_lying() {
     let mut mon = MonitorClient::connect(server.monitor_addr)
         .await
         .expect("monitor");
+    let right_x = |mon: &MonitorClient| {
+        mon.scene()
+            .robots()
+            .iter()
+            .find(|v| v.side == rcss3d::rules::Side::Right)
+            .map(|v| v.position.x)
+    };
+    let mut before = None;
+    while before.is_none() {
+        mon.next_message().await.expect("message").expect("open");
+        before = right_x(&mon);
+    }
+    let before = before.expect("the right robot on the monitor");
     mon.send("(agent (team Right)(unum 1)(pos -3 0 0.2))")
         .await
         .expect("send");
-    // The server waits for this agent's answer, so the command is carried
-    // out in the next read phase; three cycles later the server stops.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The command is carried out in the read phase after it reaches the
+    // server: this agent's answers keep the cycles going until the
+    // monitor shows the robot moved (by the trainer or already back by
+    // the referee); three cycles later the server stops.
+    let (moved_tx, moved) = tokio::sync::watch::channel(false);
+    let watcher = tokio::spawn(async move {
+        while let Ok(Some(_)) = mon.next_message().await {
+            if right_x(&mon).is_some_and(|x| (x - before).abs() > 0.5) {
+                moved_tx.send_replace(true);
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !*moved.borrow() {
+        assert!(Instant::now() < deadline, "the trainer's move never showed");
+        r.cycle("").await;
+    }
     for _ in 0..3 {
         r.cycle("").await;
     }
+    watcher.abort();
     let _w = witness.stop().await;
     let summary = server.stop().await;
     drop(r);
@@ -654,31 +695,40 @@ async fn a_reset_connection_is_an_ordinary_disconnect() {
         .await
         .expect("monitor");
     let mon_peer = mon.local_addr().expect("addr").to_string();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Reset once the server has taken the monitor connection.
+    let has_line = |peer: &str, what: &str| {
+        let (peer, what) = (peer.to_owned(), what.to_owned());
+        move |text: &str| text.lines().any(|l| l.contains(&peer) && l.contains(&what))
+    };
+    assert!(
+        wait_for_logs(has_line(&mon_peer, "monitor connected")).await,
+        "{}",
+        logs()
+    );
     reset_on_drop(&mon);
     drop(mon);
-    assert!(wait_for_log(&format!("peer={peer}")).await);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let text = logs();
-        let mine: Vec<&str> = text.lines().filter(|l| l.contains(&peer)).collect();
-        if mine.iter().any(|l| l.contains("agent disconnected")) {
-            assert!(
-                mine.iter()
-                    .all(|l| !l.contains("WARN") && !l.contains("bad frame")),
-                "a reset is not bad input: {mine:#?}"
-            );
-            assert!(
-                mine.iter()
-                    .any(|l| l.contains("INFO") && l.contains("closed by peer")),
-                "{mine:#?}"
-            );
-            break;
-        }
-        assert!(Instant::now() < deadline, "no disconnect line: {mine:#?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        wait_for_logs(has_line(&peer, "agent disconnected")).await,
+        "no disconnect line: {}",
+        logs()
+    );
+    let text = logs();
+    let mine: Vec<&str> = text.lines().filter(|l| l.contains(&peer)).collect();
+    assert!(
+        mine.iter()
+            .all(|l| !l.contains("WARN") && !l.contains("bad frame")),
+        "a reset is not bad input: {mine:#?}"
+    );
+    assert!(
+        mine.iter()
+            .any(|l| l.contains("INFO") && l.contains("closed by peer")),
+        "{mine:#?}"
+    );
+    assert!(
+        wait_for_logs(has_line(&mon_peer, "monitor disconnected")).await,
+        "{}",
+        logs()
+    );
     let text = logs();
     let mon_lines: Vec<&str> = text.lines().filter(|l| l.contains(&mon_peer)).collect();
     assert!(
@@ -721,7 +771,8 @@ async fn fcp_style_start(pause: Duration) {
     let mut a = server.agent().await;
     a.send("(scene rsg/agent/nao/nao_hetero.rsg 0)").await;
     only_frame(&mut a, window, "the scene").await;
-    // Building the agent: seconds on a cold start.
+    // Building the agent: seconds on a cold start (a slow client: the
+    // sleeps of this function are the thing tested).
     tokio::time::sleep(pause).await;
     a.send("(init (unum 1)(teamname Cold))").await;
     let mut last = now(&only_frame(&mut a, window, "the init").await);

@@ -116,13 +116,10 @@ async fn game_state_commands() {
     assert_eq!(mon.scene().game.score_left, 2);
 
     mon.send("(killsim)").await.expect("send");
-    for _ in 0..100 {
-        if m.server.finished() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(m.server.finished(), "killsim stops the server");
+    assert!(
+        m.server.ended_within(Duration::from_secs(10)).await,
+        "killsim stops the server"
+    );
     m.left.abort();
     if let Some(r) = m.right.take() {
         r.abort();

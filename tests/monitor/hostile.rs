@@ -3,7 +3,7 @@
 //! still holds against monitors that read, and wrong trainer secrets are
 //! slowed down and cut off while the right one works.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -29,7 +29,8 @@ fn real_time() -> Config {
 
 /// A monitor that reads every message in the background, like RoboViz.
 struct Reader {
-    messages: Arc<AtomicU64>,
+    /// Messages read so far; closed with the connection.
+    messages: tokio::sync::watch::Receiver<u64>,
     closed: Arc<AtomicBool>,
     leave: Option<tokio::sync::oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<()>,
@@ -37,9 +38,9 @@ struct Reader {
 
 impl Reader {
     fn start(mut client: MonitorClient) -> Reader {
-        let messages = Arc::new(AtomicU64::new(0));
+        let (m, messages) = tokio::sync::watch::channel(0u64);
         let closed = Arc::new(AtomicBool::new(false));
-        let (m, c) = (messages.clone(), closed.clone());
+        let c = closed.clone();
         let (leave, mut leave_rx) = tokio::sync::oneshot::channel();
         let task = tokio::spawn(async move {
             let mut leaving = false;
@@ -47,7 +48,7 @@ impl Reader {
                 tokio::select! {
                     message = client.next_message() => match message {
                         Ok(Some(_)) => {
-                            m.fetch_add(1, Ordering::Relaxed);
+                            m.send_modify(|n| *n += 1);
                         }
                         _ => break,
                     },
@@ -82,15 +83,12 @@ impl Reader {
 
     /// Waits until `n` more messages have arrived (each a monitor step).
     async fn wait_messages(&self, n: u64) {
-        let until = self.messages.load(Ordering::Relaxed) + n;
-        timeout(Duration::from_secs(20), async {
-            while self.messages.load(Ordering::Relaxed) < until {
-                assert!(!self.closed.load(Ordering::Relaxed), "reader cut off");
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-        })
-        .await
-        .expect("the reading monitor keeps getting messages");
+        let mut messages = self.messages.clone();
+        let until = *messages.borrow_and_update() + n;
+        timeout(Duration::from_secs(20), messages.wait_for(|m| *m >= until))
+            .await
+            .expect("the reading monitor keeps getting messages")
+            .expect("reader cut off");
     }
 }
 

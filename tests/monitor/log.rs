@@ -271,6 +271,9 @@ fn a_running_log_holds_only_complete_lines() {
                 offered += 1;
             }
             if s.cycle % 50 == 0 {
+                // Reads the file at whatever point the writer thread has
+                // reached after a pause (the sampling is the thing tested:
+                // no partial line is ever visible).
                 std::thread::sleep(Duration::from_millis(20));
                 let bytes = std::fs::read(&real).unwrap();
                 let text = if compress {

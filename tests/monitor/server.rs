@@ -305,6 +305,8 @@ async fn stall_timeout_drops_a_monitor_that_never_reads() {
             full_match_robots(0.02 * i as f32),
         ));
         next(&mut good).await;
+        // The pace of the cycles the lazy monitor falls behind: the
+        // publishing rate is the thing tested, not a wait.
         tokio::time::sleep(Duration::from_millis(3)).await;
     }
     let mut sink = Vec::new();

@@ -22,6 +22,8 @@ pub struct HonestReport {
 pub struct Honest {
     stop: Arc<AtomicBool>,
     thread: std::thread::JoinHandle<HonestReport>,
+    /// Frames received so far.
+    frames: tokio::sync::watch::Receiver<usize>,
 }
 
 impl Honest {
@@ -32,6 +34,7 @@ impl Honest {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+        let (frames_tx, frames) = tokio::sync::watch::channel(0);
         let thread = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -52,6 +55,7 @@ impl Honest {
                         break;
                     }
                     report.frames += 1;
+                    frames_tx.send_replace(report.frames);
                     report.max_gap = report.max_gap.max(last.elapsed());
                     last = Instant::now();
                     let v = (report.frames as f64 * 0.05).sin();
@@ -61,7 +65,22 @@ impl Honest {
             })
         });
         ready_rx.await.expect("honest agent joined");
-        Honest { stop, thread }
+        Honest {
+            stop,
+            thread,
+            frames,
+        }
+    }
+
+    /// Waits until the agent has received `n` more frames (in real time,
+    /// 50 a second of match), failing the test after 60 s.
+    pub async fn played(&self, n: usize) {
+        let mut frames = self.frames.clone();
+        let until = *frames.borrow_and_update() + n;
+        tokio::time::timeout(Duration::from_secs(60), frames.wait_for(|f| *f >= until))
+            .await
+            .unwrap_or_else(|_| panic!("the honest agent got fewer than {n} frames in 60 s"))
+            .expect("honest agent running");
     }
 
     /// Stops the agent and returns what it saw.

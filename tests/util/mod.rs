@@ -28,6 +28,8 @@ pub struct TestServer {
     pub monitor_addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<Result<RunSummary, rcss3d::app::ServerError>>>,
+    /// The task's result, once [`TestServer::ended_within`] saw it end.
+    ended: Option<Result<Result<RunSummary, rcss3d::app::ServerError>, tokio::task::JoinError>>,
 }
 
 /// A config for tests: loopback, sync mode without the real-time timer,
@@ -67,20 +69,21 @@ impl TestServer {
         let agent_addr = agents.local_addr().expect("addr");
         let monitor_addr = monitors.local_addr().expect("addr");
         let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(rcss3d::app::run_with(
-            Arc::new(cfg),
-            agents,
-            monitors,
-            extensions,
-            async move {
+        let server =
+            rcss3d::app::run_with(Arc::new(cfg), agents, monitors, extensions, async move {
                 let _ = rx.await;
-            },
-        ));
+            });
+        // In this test's capture span, if it captures logs.
+        let task = match capture_span() {
+            Some(span) => tokio::spawn(tracing::Instrument::instrument(server, span)),
+            None => tokio::spawn(server),
+        };
         TestServer {
             agent_addr,
             monitor_addr,
             stop: Some(tx),
             task: Some(task),
+            ended: None,
         }
     }
 
@@ -95,17 +98,37 @@ impl TestServer {
         if let Some(tx) = self.stop.take() {
             let _ = tx.send(());
         }
-        let task = self.task.take().expect("running");
-        tokio::time::timeout(limit, task)
-            .await
-            .unwrap_or_else(|_| panic!("server stops within {} s", limit.as_secs()))
-            .expect("server task")
-            .expect("server result")
+        let ended = match self.ended.take() {
+            Some(ended) => ended,
+            None => {
+                let task = self.task.take().expect("running");
+                tokio::time::timeout(limit, task)
+                    .await
+                    .unwrap_or_else(|_| panic!("server stops within {} s", limit.as_secs()))
+            }
+        };
+        ended.expect("server task").expect("server result")
     }
 
     /// Whether the server task has ended by itself.
     pub fn finished(&self) -> bool {
         self.task.as_ref().map(|t| t.is_finished()).unwrap_or(true)
+    }
+
+    /// Waits up to `limit` for the server to end by itself; whether it
+    /// did. Its result is kept for [`TestServer::stop`].
+    pub async fn ended_within(&mut self, limit: Duration) -> bool {
+        let Some(task) = self.task.as_mut() else {
+            return true;
+        };
+        match tokio::time::timeout(limit, task).await {
+            Ok(ended) => {
+                self.ended = Some(ended);
+                self.task = None;
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     pub async fn agent(&self) -> TestAgent {
@@ -160,7 +183,7 @@ impl TestAgent {
         match self.try_recv(FRAME_TIMEOUT).await {
             Some(f) => f,
             None => {
-                let logs = LOGS.get().map(|_| logs()).unwrap_or_default();
+                let logs = logs();
                 let tail: Vec<&str> = logs.lines().rev().take(30).collect();
                 panic!(
                     "no frame from the server in time; last log lines:\n{}",
@@ -287,57 +310,216 @@ pub fn shape(frame: &str) -> Vec<String> {
     out
 }
 
-/// Captured log output of the whole test binary (all tests share it).
+/// The log lines of the servers this test started (since its
+/// [`capture_logs`]); empty if it captures none. Other tests' lines never
+/// show here.
 pub fn logs() -> String {
-    let buf = LOGS.get_or_init(init_logs);
-    let g = buf.lock().unwrap_or_else(|e| e.into_inner());
-    String::from_utf8_lossy(&g).into_owned()
+    CAPTURE.with(|c| {
+        c.borrow()
+            .as_ref()
+            .map(|c| {
+                String::from_utf8_lossy(&c.buf.lock().unwrap_or_else(|e| e.into_inner()))
+                    .into_owned()
+            })
+            .unwrap_or_default()
+    })
 }
 
-/// Installs the capturing subscriber (idempotent). Call at the start of a
-/// test whose log lines are checked.
+/// Captures the log lines of the servers this test starts from now on
+/// (idempotent within a test). Call at the start of a test whose log lines
+/// are checked, before its [`TestServer::start`].
+///
+/// Each test runs on its own thread; the capture belongs to that thread.
+/// A server started with a capture runs inside the capture's span (its
+/// tasks and its simulation thread inherit it), and one process-wide
+/// subscriber writes every line to the buffer of the span it was logged
+/// in, so a test cannot see, nor pass on, another test's line.
 pub fn capture_logs() {
-    LOGS.get_or_init(init_logs);
+    CAPTURE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.is_none() {
+            *c = Some(Capture::new());
+        }
+    });
 }
 
-static LOGS: std::sync::OnceLock<Arc<std::sync::Mutex<Vec<u8>>>> = std::sync::OnceLock::new();
-
-fn init_logs() -> Arc<std::sync::Mutex<Vec<u8>>> {
-    let buf = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let writer = LogBuf(buf.clone());
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new(
-            std::env::var("RCSS_TEST_LOG").unwrap_or_else(|_| "rcss3d=info".into()),
-        ))
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .try_init();
-    buf
+/// The span a server of this test runs in, if the test captures logs.
+fn capture_span() -> Option<tracing::Span> {
+    CAPTURE.with(|c| c.borrow().as_ref().map(|c| c.span.clone()))
 }
 
+/// Waits until this test's captured logs contain `needle` (up to 10 s),
+/// woken by each line written.
+pub async fn wait_for_log(needle: &str) -> bool {
+    wait_for_logs(|text| text.contains(needle)).await
+}
+
+/// Waits until `done` holds for this test's captured logs (up to 10 s),
+/// woken by each line written.
+pub async fn wait_for_logs(done: impl Fn(&str) -> bool) -> bool {
+    let Some(sink) = CAPTURE.with(|c| c.borrow().as_ref().map(|c| c.sink())) else {
+        return false;
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let written = sink.written.notified();
+        tokio::pin!(written);
+        written.as_mut().enable();
+        if done(&String::from_utf8_lossy(
+            &sink.buf.lock().unwrap_or_else(|e| e.into_inner()),
+        )) {
+            return true;
+        }
+        if tokio::time::timeout_at(deadline, written).await.is_err() {
+            return false;
+        }
+    }
+}
+
+thread_local! {
+    /// This test's capture (libtest runs every test on a thread of its own).
+    static CAPTURE: std::cell::RefCell<Option<Capture>> = const { std::cell::RefCell::new(None) };
+    /// Where the line being written on this thread goes: set by
+    /// [`Router`] for each event, just before the formatter writes it.
+    static CURRENT: std::cell::RefCell<Option<Sink>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The target of capture spans: only the router sees them, so the log
+/// lines themselves look as in the server's own output.
+const CAPTURE_TARGET: &str = "rcss3d_test_capture";
+
+/// A capture buffer and the wake-up of its waiters.
 #[derive(Clone)]
-struct LogBuf(Arc<std::sync::Mutex<Vec<u8>>>);
+struct Sink {
+    buf: Arc<std::sync::Mutex<Vec<u8>>>,
+    written: Arc<tokio::sync::Notify>,
+}
 
-impl std::io::Write for LogBuf {
+struct Capture {
+    buf: Arc<std::sync::Mutex<Vec<u8>>>,
+    written: Arc<tokio::sync::Notify>,
+    span: tracing::Span,
+}
+
+/// Sinks of capture spans not created yet, by capture number.
+static PENDING: std::sync::Mutex<Vec<(u64, Sink)>> = std::sync::Mutex::new(Vec::new());
+
+impl Capture {
+    fn new() -> Capture {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        install_subscriber();
+        let buf = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let written = Arc::new(tokio::sync::Notify::new());
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        PENDING.lock().unwrap_or_else(|e| e.into_inner()).push((
+            id,
+            Sink {
+                buf: buf.clone(),
+                written: written.clone(),
+            },
+        ));
+        let span = tracing::info_span!(target: CAPTURE_TARGET, "test", capture = id);
+        assert!(!span.is_disabled(), "the capture span is recorded");
+        Capture { buf, written, span }
+    }
+
+    fn sink(&self) -> Sink {
+        Sink {
+            buf: self.buf.clone(),
+            written: self.written.clone(),
+        }
+    }
+}
+
+/// Installs the process-wide subscriber (once): the `RCSS_TEST_LOG`
+/// filter (default `rcss3d=info`), lines formatted as the server binary
+/// formats them (without colour) into the capture of the span they were
+/// logged in; lines outside any capture are dropped.
+fn install_subscriber() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        use tracing_subscriber::layer::SubscriberExt;
+        use tracing_subscriber::Layer;
+        let spec = std::env::var("RCSS_TEST_LOG").unwrap_or_else(|_| "rcss3d=info".into());
+        let lines = tracing_subscriber::fmt::layer()
+            .with_ansi(false)
+            .with_writer(|| ThreadSink)
+            .with_filter(tracing_subscriber::EnvFilter::new(&spec));
+        let router = Router.with_filter(tracing_subscriber::EnvFilter::new(format!(
+            "{spec},{CAPTURE_TARGET}=info"
+        )));
+        // The router sees each event before the formatter writes it.
+        let subscriber = tracing_subscriber::registry().with(router).with(lines);
+        tracing::subscriber::set_global_default(subscriber).expect("one test log subscriber");
+    });
+}
+
+/// Names, for each event, the capture its line goes to.
+struct Router;
+
+impl<S> tracing_subscriber::Layer<S> for Router
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    fn on_new_span(
+        &self,
+        attrs: &tracing::span::Attributes<'_>,
+        id: &tracing::span::Id,
+        ctx: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        if attrs.metadata().target() != CAPTURE_TARGET {
+            return;
+        }
+        struct Number(Option<u64>);
+        impl tracing::field::Visit for Number {
+            fn record_u64(&mut self, field: &tracing::field::Field, value: u64) {
+                if field.name() == "capture" {
+                    self.0 = Some(value);
+                }
+            }
+            fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+        }
+        let mut n = Number(None);
+        attrs.record(&mut n);
+        let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = pending.iter().position(|(k, _)| Some(*k) == n.0) {
+            let (_, sink) = pending.swap_remove(i);
+            if let Some(span) = ctx.span(id) {
+                span.extensions_mut().insert(sink);
+            }
+        }
+    }
+
+    fn on_event(&self, event: &tracing::Event<'_>, ctx: tracing_subscriber::layer::Context<'_, S>) {
+        let sink = ctx.event_scope(event).and_then(|scope| {
+            scope
+                .from_root()
+                .find_map(|span| span.extensions().get::<Sink>().cloned())
+        });
+        CURRENT.with(|c| *c.borrow_mut() = sink);
+    }
+}
+
+/// The formatter's writer: the sink the router named for this thread's
+/// current event.
+struct ThreadSink;
+
+impl std::io::Write for ThreadSink {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        let mut g = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        g.extend_from_slice(data);
+        CURRENT.with(|c| {
+            if let Some(sink) = c.borrow().as_ref() {
+                sink.buf
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend_from_slice(data);
+                sink.written.notify_waiters();
+            }
+        });
         Ok(data.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
-}
-
-/// Waits until the captured logs contain `needle` (up to 10 s).
-pub async fn wait_for_log(needle: &str) -> bool {
-    for _ in 0..200 {
-        if logs().contains(needle) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    false
 }
 
 /// An agent answering every frame with `(syn)` in the background, so the

@@ -206,6 +206,8 @@ impl Chrome {
             if Instant::now() > deadline {
                 panic!("the page never showed: {what}; last state: {s:#}");
             }
+            // The page's state is only read by asking Chromium: this polls
+            // the browser, not the server.
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
@@ -242,17 +244,16 @@ fn rand_suffix() -> u64 {
 /// Chromium writes into its profile.
 async fn browser_url(profile: &Path) -> String {
     let file = profile.join("DevToolsActivePort");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(text) = std::fs::read_to_string(&file) {
+    let mut url = None;
+    crate::util::process::DirWatch::new(profile)
+        .until_async(Duration::from_secs(30), || {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
             let mut lines = text.lines();
             if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
-                return format!("ws://127.0.0.1:{port}{path}");
+                url = Some(format!("ws://127.0.0.1:{port}{path}"));
             }
-        }
-        if Instant::now() > deadline {
-            panic!("Chromium did not open its DevTools port within 30 s");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+            url.is_some()
+        })
+        .await;
+    url.expect("Chromium opens its DevTools port within 30 s")
 }

@@ -234,10 +234,12 @@ async fn log_player_plays_pauses_steps_seeks_and_changes_speed() {
     cfg.monitor.log = Some(log.clone());
     cfg.monitor.log_step = 2;
     let server = WebServer::start(cfg, WebConfig::default()).await;
-    let agent = join_and_beam(&server, "Rec", 1, 0, -3.0, 0.0)
-        .await
-        .autosync();
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let mut agent = join_and_beam(&server, "Rec", 1, 0, -3.0, 0.0).await;
+    // 200 cycles: 100 log frames and more.
+    agent.settle().await;
+    for _ in 0..200 {
+        agent.cycle("").await;
+    }
     drop(agent);
     server.stop().await;
 

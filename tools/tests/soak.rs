@@ -1,12 +1,17 @@
 //! The CI soak. Runs the `soak` tool (`tools/src/bin/soak/`) against the real server
-//! binary for a few minutes (22 honest agents in real-time mode, the chaos
-//! client, two monitors of which one stops reading) and checks its report.
+//! binary (22 honest agents in real-time mode, the chaos client, two
+//! monitors of which one stops reading) and checks its report.
 //!
-//! `RCSS3D_SOAK_SECS` sets the length (default 180 s; `0` skips the test,
-//! for quick local runs). The full 30-minute run is
+//! `cargo test` runs the 20 s smoke run: everything below but the memory
+//! growth, which needs minutes to show. The soak proper is ignored by
+//! default and has its own CI step:
+//! `cargo test -p rcss3d-tools --test soak -- --ignored`.
+//! `RCSS3D_SOAK_SECS` sets its length (default 180 s; `0` skips it). The
+//! full 30-minute run is
 //! `cargo run --release -p rcss3d-tools --bin soak -- --server-bin target/release/rcss3d`.
 //!
-//! Asserted: no panic and no crash, RSS growth under 10 %, the honest
+//! Asserted: no panic and no crash, RSS growth under 10 % (the soak
+//! proper), the honest
 //! agents' frames never interrupted for more than 1 s, none missed and no
 //! honest agent dropped, the log valid to its last line, a clean exit
 //! within 2 s of SIGTERM.
@@ -61,13 +66,30 @@ fn max_gap_ms() -> f64 {
         .unwrap_or(1000.0)
 }
 
+/// Length of the smoke run: the soak's 10 s warm-up, then 10 s with the
+/// second monitor stalled from its start.
+const SMOKE_SECS: u64 = 20;
+
 #[test]
+fn soak_smoke_run_with_chaos_clients_and_a_stalled_monitor() {
+    soak(SMOKE_SECS, false);
+}
+
+#[test]
+#[ignore = "minutes long: its own CI step, `cargo test -p rcss3d-tools --test soak -- --ignored`"]
 fn soak_with_chaos_clients_and_a_stalled_monitor() {
     let secs = soak_secs();
     if secs == 0 {
         eprintln!("RCSS3D_SOAK_SECS=0: soak skipped");
         return;
     }
+    soak(secs, true);
+}
+
+/// Runs the soak tool for `secs` and checks its report; the RSS growth
+/// only if `memory` (a run shorter than a minute or so shows the
+/// allocator settling, not a leak).
+fn soak(secs: u64, memory: bool) {
     let log = std::env::temp_dir().join(format!("rcss3d-soak-test-{}.log", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_soak"))
         .args(["--minutes", &format!("{}", secs as f64 / 60.0)])
@@ -111,11 +133,13 @@ fn soak_with_chaos_clients_and_a_stalled_monitor() {
         "shutdown took {} s",
         num("stop_secs")
     );
-    assert!(
-        num("rss_growth_pct") < 10.0,
-        "RSS grew {} %",
-        num("rss_growth_pct")
-    );
+    if memory {
+        assert!(
+            num("rss_growth_pct") < 10.0,
+            "RSS grew {} %",
+            num("rss_growth_pct")
+        );
+    }
     assert!(
         num("max_gap_ms") < max_gap_ms(),
         "an honest agent waited {} ms for a frame (limit {} ms; server CPU {} % of a core, load {})",

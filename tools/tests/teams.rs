@@ -9,9 +9,10 @@
 //! and printing no measurement; fewer fouls than a handful; every robot
 //! inside the field lines in the log's last frame.
 
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{ChildStdout, Command, Stdio};
+use std::time::Duration;
 
 use rcss3d::monitor::control::LogSummary;
 
@@ -73,17 +74,21 @@ fn summary_field<'a>(summary: &'a str, key: &str) -> Vec<&'a str> {
         .unwrap_or_default()
 }
 
-fn wait_for_port(port: u16, server: &mut std::process::Child) {
-    let start = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        if let Ok(Some(status)) = server.try_wait() {
+/// Waits for the ready line the server (started with a piped stdout)
+/// prints once its ports listen; returns its stdout after that line.
+fn wait_ready(server: &mut std::process::Child) -> BufReader<ChildStdout> {
+    let mut out = BufReader::new(server.stdout.take().expect("piped stdout"));
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let read = out.read_line(&mut line).expect("server stdout");
+        if read == 0 {
+            let status = server.wait().expect("wait");
             panic!("server exited at start: {status}");
         }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "server did not come up"
-        );
-        std::thread::sleep(Duration::from_millis(20));
+        if line.starts_with(r#"{"event":"ready""#) {
+            return out;
+        }
     }
 }
 
@@ -116,7 +121,7 @@ fn run_match(dir: &Path, agents: usize) {
         .stderr(Stdio::null())
         .spawn()
         .expect("server starts");
-    wait_for_port(agent_port, &mut server);
+    let mut stdout = wait_ready(&mut server);
     // The names sort the other way round from the sides they ask for, so
     // neither alphabetical order nor chance gives this result.
     let teams = Command::new(env!("CARGO_BIN_EXE_loadgen"))
@@ -127,8 +132,9 @@ fn run_match(dir: &Path, agents: usize) {
         .expect("loadgen runs");
     let out = String::from_utf8_lossy(&teams.stdout).into_owned();
     let err = String::from_utf8_lossy(&teams.stderr).into_owned();
-    let summary = server.wait_with_output().expect("server ends");
-    let summary = String::from_utf8_lossy(&summary.stdout).into_owned();
+    let mut summary = String::new();
+    stdout.read_to_string(&mut summary).expect("server stdout");
+    server.wait().expect("server ends");
     assert!(
         teams.status.success(),
         "{}\nstdout: {out}\nstderr: {err}",
@@ -192,11 +198,12 @@ fn stand_in_teams_end_cleanly_on_killsim() {
         .args(["--agent-port", &agent_port.to_string()])
         .args(["--monitor-port", &monitor_port.to_string()])
         .current_dir(&dir.0)
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("server starts");
-    wait_for_port(agent_port, &mut server);
+    let mut stdout = wait_ready(&mut server);
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
     let teams = Command::new(env!("CARGO_BIN_EXE_loadgen"))
         .args(["--agents", "4", "--sync"])
         .args(["--port", &agent_port.to_string()])

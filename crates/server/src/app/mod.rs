@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
-use tracing::{info, warn};
+use tracing::{info, warn, Instrument};
 
 use crate::config::Config;
 use crate::net::inputs::Input;
@@ -132,7 +132,7 @@ pub async fn run_with(
     // Monitor commands arrive on a tokio channel; forward them in order.
     let (mon_tx, mut mon_rx) = mpsc::channel::<crate::monitor::MonitorRequest>(1024);
     let fwd_inputs = input_tx.clone();
-    let forwarder = tokio::spawn(async move {
+    let forwarder = spawn_in_span(async move {
         while let Some(req) = mon_rx.recv().await {
             if fwd_inputs.send(Input::Monitor(req)).is_err() {
                 break;
@@ -142,7 +142,7 @@ pub async fn run_with(
     let extension_tasks: Vec<_> = extensions
         .into_iter()
         .map(|ext| {
-            tokio::spawn(ext(Attachment {
+            spawn_in_span(ext(Attachment {
                 snapshots: snap_rx.clone(),
                 commands: mon_tx.clone(),
                 stop: stop_rx.clone(),
@@ -150,7 +150,7 @@ pub async fn run_with(
         })
         .collect();
     let mut mon_stop = stop_rx.clone();
-    let monitor_task = tokio::spawn(crate::monitor::serve(
+    let monitor_task = spawn_in_span(crate::monitor::serve(
         monitors,
         snap_rx,
         mon_tx,
@@ -159,7 +159,7 @@ pub async fn run_with(
             let _ = mon_stop.wait_for(|s| *s).await;
         },
     ));
-    let agent_task = tokio::spawn(accept_agents(
+    let agent_task = spawn_in_span(accept_agents(
         agents,
         input_tx.clone(),
         cfg.clone(),
@@ -194,4 +194,15 @@ pub async fn run_with(
         }
     }
     Ok(summary)
+}
+
+/// `tokio::spawn` of `task` in the current span, as the simulation thread
+/// runs in it: a caller (a test capturing one server's log lines) finds
+/// every line of the server under its span.
+fn spawn_in_span<F>(task: F) -> tokio::task::JoinHandle<F::Output>
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    tokio::spawn(task.in_current_span())
 }

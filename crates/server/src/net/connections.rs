@@ -27,7 +27,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::task_tracker::TaskTrackerToken;
 use tokio_util::task::TaskTracker;
-use tracing::info;
+use tracing::{info, Instrument};
 
 use crate::limited;
 use crate::log_limit::SharedLogLimit;
@@ -115,13 +115,14 @@ impl Connections {
 
     /// Runs `task` as one of this listener's tasks (a connection or a
     /// helper of one). The handle gives its output, or `None` when it was
-    /// dropped at the end of the grace period.
+    /// dropped at the end of the grace period. It runs in the caller's
+    /// span.
     pub fn spawn<F>(&self, task: F) -> JoinHandle<Option<F::Output>>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        self.tracker.spawn(self.droppable(task))
+        self.tracker.spawn(self.droppable(task).in_current_span())
     }
 
     /// `task`, counted among this listener's tasks, for code that spawns
