@@ -43,8 +43,13 @@ pub(super) struct Agent {
     pub(super) side: Option<Side>,
     pub(super) team: Option<Arc<str>>,
     pub(super) unum: u8,
-    /// The next GS carries `(unum n) (team side)` (once per connection).
+    /// The next GS carries `(unum n) (team side)`: once per connection,
+    /// repeated until a frame carrying it has been handed to the
+    /// connection (a frame dropped because the agent is not reading must
+    /// not take it along: clients wait for it before they answer).
     pub(super) announce_identity: bool,
+    /// The prepared frame carries the identity announcement.
+    pub(super) identity_in_outgoing: bool,
     /// Perception builds since the connection was accepted (vision phase).
     pub(super) counter: u64,
     /// Frames actually handed to the connection.
@@ -116,6 +121,7 @@ impl Simulation {
                 team: None,
                 unum: 0,
                 announce_identity: false,
+                identity_in_outgoing: false,
                 counter: 0,
                 frames_sent: 0,
                 synced: false,

@@ -12,8 +12,9 @@
 //!
 //! With `sync_grace_frames` = N the first N frames of a robot need no
 //! answer (the reference's grace period: it does not wait for a new
-//! connection in its first five cycles), for clients that read a new
-//! agent's first frames late; the cycles in which such an agent's commands
+//! connection in its first five cycles), nor do its frames until the one
+//! announcing its number has been sent, for clients that read a new
+//! agent's first frames late and wait for their number; the cycles in which such an agent's commands
 //! land then depend on timing. With `sync_timeout_ms`, an agent that has
 //! not answered in time is left behind: the cycles run without it until it
 //! sends something again.
@@ -54,7 +55,13 @@ impl Simulation {
         if a.in_lockstep {
             return !a.synced;
         }
-        let grace = a.frames_sent <= u64::from(self.cfg.sync_grace_frames);
+        let grace_frames = u64::from(self.cfg.sync_grace_frames);
+        // With a grace period, the grace lasts until the agent has been sent
+        // the frame saying it joined (its number in the GS): that frame
+        // goes out in the send phase after this wait, and the clients the
+        // grace is for read their first frames late and answer nothing
+        // before they see their number.
+        let grace = grace_frames > 0 && (a.frames_sent <= grace_frames || a.announce_identity);
         !(a.got_message || grace)
     }
 

@@ -44,10 +44,14 @@ impl Simulation {
             .collect()
     }
 
-    /// A percept was queued for the connection.
+    /// A percept was queued for the connection. (One that was not, the
+    /// driver drops; an identity announcement it carried is repeated.)
     pub fn frame_delivered(&mut self, conn: ConnId) {
         if let Some(a) = self.agents.get_mut(&conn) {
             a.frames_sent += 1;
+            if std::mem::take(&mut a.identity_in_outgoing) {
+                a.announce_identity = false;
+            }
         }
     }
 
@@ -203,11 +207,11 @@ fn write_heading(text: &mut String, a: &mut Agent, h: &Heading) {
     text.clear();
     time::write_time(text, h.server_time);
     let identity = if a.announce_identity {
-        a.announce_identity = false;
         a.side.map(|side| (a.unum, side))
     } else {
         None
     };
+    a.identity_in_outgoing = identity.is_some();
     let state = GameState {
         identity,
         score: h.score,
