@@ -100,12 +100,6 @@ const MIN_INSET: f32 = 1e-6;
 mod tests {
     use super::*;
 
-    const STOPS: JointStops = JointStops {
-        erp: 0.8,
-        bounce: 1.0,
-        fudge: 1e-5,
-    };
-
     #[test]
     fn a_stop_is_active_at_and_beyond_a_limit_only() {
         assert_eq!(active_stop(0.5, -1.0, 1.0), None);
@@ -129,20 +123,44 @@ mod tests {
         let dt = 0.02;
         let close = |a: f32, b: f32| (a - b).abs() < 1e-6;
         // 0.01 rad beyond the high stop, at rest: 80 % of it in one step.
-        let l = stop_row_limits(Stop::High, 1.01, (-1.0, 1.0), 0.0, &STOPS, dt, 1.0 / dt);
+        let l = stop_row_limits(
+            Stop::High,
+            1.01,
+            (-1.0, 1.0),
+            0.0,
+            &JointStops::default(),
+            dt,
+            1.0 / dt,
+        );
         assert!(close(l[1], 1.01 - 0.008) && l[0] == -1.0, "{l:?}");
         // Moving into the low stop at 3 rad/s: reflected (0.06 rad a step).
-        let l = stop_row_limits(Stop::Low, -1.0, (-1.0, 1.0), -3.0, &STOPS, dt, 1.0 / dt);
+        let l = stop_row_limits(
+            Stop::Low,
+            -1.0,
+            (-1.0, 1.0),
+            -3.0,
+            &JointStops::default(),
+            dt,
+            1.0 / dt,
+        );
         assert!(close(l[0], -1.0 + 0.06) && l[1] == 1.0, "{l:?}");
         // Without bounce, only the (zero) violation counts.
         let no_bounce = JointStops {
             bounce: 0.0,
-            ..STOPS
+            ..JointStops::default()
         };
         let l = stop_row_limits(Stop::Low, -1.0, (-1.0, 1.0), -3.0, &no_bounce, dt, 1.0 / dt);
         assert!(close(l[0], -1.0 + MIN_INSET), "{l:?}");
         // Resting exactly on the stop, moving away: a row that only holds.
-        let l = stop_row_limits(Stop::High, 1.0, (-1.0, 1.0), -0.5, &STOPS, dt, 1.0 / dt);
+        let l = stop_row_limits(
+            Stop::High,
+            1.0,
+            (-1.0, 1.0),
+            -0.5,
+            &JointStops::default(),
+            dt,
+            1.0 / dt,
+        );
         assert!(close(l[1], 1.0 - MIN_INSET), "{l:?}");
     }
 }
