@@ -4,9 +4,14 @@
 //! ```text
 //! cargo run --release -p rcss3d-tools --bin fit -- probe stand [TYPE] [Z] [RON overrides]
 //! cargo run --release -p rcss3d-tools --bin fit -- probe motor [X] [RON overrides]
+//! cargo run --release -p rcss3d-tools --bin fit -- probe rise [RON overrides]
 //! ```
 //!
-//! `stand`: a robot of type TYPE (default 0) dropped from torso height Z
+//! `rise`: the end of the five recorded get-ups (g_getup_t0..t4), replayed
+//! from the reference's states at rows 105–125 of the rise with the
+//! recorded commands: per recording and start row the torso's largest
+//! tilt from upright after row 140, where every recorded robot stands
+//! (the acceptance check is `tests/physics/getup.rs`). `stand`: a robot of type TYPE (default 0) dropped from torso height Z
 //! (default 0.4 m): torso pose, foot forces and every joint away from
 //! zero, for 150 cycles. `motor`: `lae1` commanded to full speed on a
 //! type 0 robot at x = X (default −5) without gravity: the angle and its
@@ -41,8 +46,9 @@ pub fn run(args: Vec<String>) {
             number(1).unwrap_or(0.4),
         ),
         Some("motor") => motor(&lib, &cfg, number(0).unwrap_or(-5.0)),
+        Some("rise") => rise(&cfg),
         other => {
-            eprintln!("probe: `stand` or `motor`, not {other:?}");
+            eprintln!("probe: `stand`, `motor` or `rise`, not {other:?}");
             std::process::exit(2);
         }
     }
@@ -117,4 +123,56 @@ fn motor(lib: &ModelLibrary, cfg: &PhysicsConfig, px: f32) {
         println!("{step} lae1 {a:.3} (+{:.3})", a - last);
         last = a;
     }
+}
+
+/// The end of the recorded get-ups replayed from the reference's states
+/// in the rise: per recording and start row, the torso's largest tilt
+/// (°) from upright after row 140.
+fn rise(cfg: &PhysicsConfig) {
+    use rcss3d_tools::replay::{apply, gaits_dir, recorded_states_with_stretch, start, Scenario};
+    const STARTS: [usize; 5] = [105, 110, 115, 120, 125];
+    let mut upright = 0;
+    let mut all = 0;
+    for t in 0..5 {
+        let name = format!("g_getup_t{t}");
+        let sc = Scenario::load(&gaits_dir(), &name);
+        let mut tilts = Vec::new();
+        for from in STARTS {
+            let (mut w, h) = start(cfg, &sc.script);
+            let torso = w.robot_model(h).torso;
+            let states = recorded_states_with_stretch(&mut w, h, &sc, from, cfg.joints.stretch_erp);
+            for step in 0..from - 10 {
+                apply(&mut w, h, &sc.script, step);
+            }
+            for row in from - 10..from {
+                if w.set_robot_state(h, &states[row - 1]).is_err() {
+                    return;
+                }
+                apply(&mut w, h, &sc.script, row + 1);
+                w.step();
+            }
+            if w.set_robot_state(h, &states[from - 1]).is_err() {
+                return;
+            }
+            let mut worst: f32 = 0.0;
+            for row in from..sc.trace.len() - 1 {
+                apply(&mut w, h, &sc.script, row + 1);
+                w.step();
+                if row >= 140 {
+                    let up = w.part_pose(h, torso).rotation * Vector3::z();
+                    worst = worst.max(up.z.clamp(-1.0, 1.0).acos().to_degrees());
+                }
+            }
+            all += 1;
+            if worst <= 10.0 {
+                upright += 1;
+            }
+            tilts.push(format!("{worst:.1}"));
+        }
+        println!(
+            "{name}: largest tilt after the rise from rows {STARTS:?}: {}",
+            tilts.join(", ")
+        );
+    }
+    println!("within 10° of upright: {upright} of {all}");
 }

@@ -121,6 +121,15 @@ fn body_poses<'a>(
     })
 }
 
+/// What stays in place when the separations move a robot's bodies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Held {
+    /// The robot's centre of mass: the separations a step built up.
+    CentreOfMass,
+    /// The torso: separations set with a robot's pose, or removed.
+    Torso,
+}
+
 /// Applies a robot's separations: to its bodies (each hinge's anchor on the
 /// parent side moved by the joint's separation) or to its collision shapes.
 fn apply(
@@ -128,10 +137,10 @@ fn apply(
     bodies: &mut RigidBodySet,
     colliders: &mut ColliderSet,
     multibodies: &mut MultibodyJointSet,
-    moves: StretchMoves,
+    (moves, held): (StretchMoves, Held),
 ) {
     match moves {
-        StretchMoves::Bodies => apply_to_bodies(robot, bodies, multibodies),
+        StretchMoves::Bodies => apply_to_bodies(robot, bodies, multibodies, held),
         StretchMoves::Shapes => apply_to_shapes(robot, bodies, colliders),
     }
 }
@@ -144,6 +153,7 @@ fn apply_to_bodies(
     robot: &mut Robot,
     bodies: &mut RigidBodySet,
     multibodies: &mut MultibodyJointSet,
+    held: Held,
 ) {
     let model = &robot.model;
     let s = &robot.stretch;
@@ -168,9 +178,50 @@ fn apply_to_bodies(
             }
         }
     }
-    if let Some((mb, _)) = root.and_then(|mh| multibodies.get_mut(mh)) {
-        mb.forward_kinematics(bodies, false);
-        mb.update_rigid_bodies(bodies, true);
+    let Some((mb, _)) = root.and_then(|mh| multibodies.get_mut(mh)) else {
+        return;
+    };
+    // The reference's separations come from each body turning about its
+    // own centre and from internal joint rows: they never move the
+    // robot's centre of mass. Forward kinematics from the torso would
+    // move every part below a stretched joint (a stance foot into the
+    // ground, or off it as the stretch shrinks), so the whole robot is
+    // shifted back to keep its centre of mass where it was.
+    let before = centre_of_mass(bodies, &robot.bodies);
+    mb.forward_kinematics(bodies, false);
+    mb.update_rigid_bodies(bodies, true);
+    if held == Held::Torso {
+        return;
+    }
+    let after = centre_of_mass(bodies, &robot.bodies);
+    let shift = before - after;
+    if shift.norm() < MIN_SHIFT {
+        return;
+    }
+    let root_body = mb.root().rigid_body_handle();
+    if let Some(b) = bodies.get_mut(root_body) {
+        let mut pose = from_pose(b.position());
+        pose.translation.vector += shift;
+        b.set_position(to_pose(&pose), false);
+    }
+    mb.forward_kinematics(bodies, true);
+    mb.update_rigid_bodies(bodies, true);
+}
+
+/// The centre of mass (field frame) of the bodies `parts`.
+fn centre_of_mass(
+    bodies: &RigidBodySet,
+    parts: &[rapier3d::prelude::RigidBodyHandle],
+) -> Vector3<f32> {
+    let (mut sum, mut mass) = (Vector3::zeros(), 0.0);
+    for b in parts.iter().filter_map(|h| bodies.get(*h)) {
+        sum += from_vec(b.center_of_mass()) * b.mass();
+        mass += b.mass();
+    }
+    if mass > 0.0 {
+        sum / mass
+    } else {
+        sum
     }
 }
 
@@ -256,7 +307,7 @@ impl World {
                 &mut self.bodies,
                 &mut self.colliders,
                 &mut self.multibody_joints,
-                self.cfg.joints.stretch_moves,
+                (self.cfg.joints.stretch_moves, Held::CentreOfMass),
             );
         }
     }
@@ -282,7 +333,7 @@ impl World {
             &mut self.bodies,
             &mut self.colliders,
             &mut self.multibody_joints,
-            self.cfg.joints.stretch_moves,
+            (self.cfg.joints.stretch_moves, Held::Torso),
         );
     }
 
@@ -302,7 +353,7 @@ impl World {
             &mut self.bodies,
             &mut self.colliders,
             &mut self.multibody_joints,
-            self.cfg.joints.stretch_moves,
+            (self.cfg.joints.stretch_moves, Held::Torso),
         );
     }
 }
