@@ -221,7 +221,7 @@ impl World {
 /// Each point is returned on the plane. The collider's pose is taken
 /// from its body: rapier moves colliders to their bodies' poses only at
 /// the start of its next step, so the collider's own pose is a step late.
-fn ground_points(
+pub(super) fn ground_points(
     c: &rapier3d::prelude::Collider,
     body: &rapier3d::prelude::RigidBody,
     out: &mut Vec<Vector3<f32>>,

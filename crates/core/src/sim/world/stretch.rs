@@ -23,6 +23,7 @@ use super::convert::{from_pose, from_vec, to_pose, to_vec};
 use rapier3d::prelude::{ColliderSet, MultibodyJointSet, RigidBodySet};
 
 use super::config::StretchMoves;
+use super::slip::ground_points;
 use super::{JointRef, Robot, RobotHandle, World};
 use crate::sim::model::RobotModel;
 
@@ -124,8 +125,9 @@ fn body_poses<'a>(
 /// What stays in place when the separations move a robot's bodies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Held {
-    /// The robot's centre of mass: the separations a step built up.
-    CentreOfMass,
+    /// The parts touching the ground, or in the air the robot's centre
+    /// of mass: the separations a step built up.
+    Ground,
     /// The torso: separations set with a robot's pose, or removed.
     Torso,
 }
@@ -140,7 +142,7 @@ fn apply(
     (moves, held): (StretchMoves, Held),
 ) {
     match moves {
-        StretchMoves::Bodies => apply_to_bodies(robot, bodies, multibodies, held),
+        StretchMoves::Bodies => apply_to_bodies(robot, bodies, colliders, multibodies, held),
         StretchMoves::Shapes => apply_to_shapes(robot, bodies, colliders),
     }
 }
@@ -152,6 +154,7 @@ fn apply(
 fn apply_to_bodies(
     robot: &mut Robot,
     bodies: &mut RigidBodySet,
+    colliders: &ColliderSet,
     multibodies: &mut MultibodyJointSet,
     held: Held,
 ) {
@@ -182,18 +185,52 @@ fn apply_to_bodies(
         return;
     };
     // The reference's separations come from each body turning about its
-    // own centre and from internal joint rows: they never move the
-    // robot's centre of mass. Forward kinematics from the torso would
-    // move every part below a stretched joint (a stance foot into the
-    // ground, or off it as the stretch shrinks), so the whole robot is
-    // shifted back to keep its centre of mass where it was.
-    let before = centre_of_mass(bodies, &robot.bodies);
-    mb.forward_kinematics(bodies, false);
-    mb.update_rigid_bodies(bodies, true);
+    // own centre and from internal joint rows: they move no part that the
+    // ground's contact rows hold, and never the robot's centre of mass.
+    // Forward kinematics from the torso would move every part below a
+    // stretched joint (a stance foot into the ground, or off it as the
+    // stretch shrinks), so the whole robot is shifted back to keep the
+    // parts touching the ground where they were (on average), or, in the
+    // air, its centre of mass.
     if held == Held::Torso {
+        mb.forward_kinematics(bodies, false);
+        mb.update_rigid_bodies(bodies, true);
         return;
     }
-    let after = centre_of_mass(bodies, &robot.bodies);
+    let mut points = Vec::new();
+    let touching: Vec<usize> = (0..robot.bodies.len())
+        .filter(|&p| {
+            points.clear();
+            if let (Some(c), Some(b)) = (
+                robot
+                    .colliders
+                    .get(p)
+                    .copied()
+                    .flatten()
+                    .and_then(|c| colliders.get(c)),
+                bodies.get(robot.bodies[p]),
+            ) {
+                ground_points(c, b, &mut points);
+            }
+            !points.is_empty()
+        })
+        .collect();
+    let held_at = |bodies: &RigidBodySet| {
+        if touching.is_empty() {
+            centre_of_mass(bodies, &robot.bodies)
+        } else {
+            touching
+                .iter()
+                .filter_map(|p| bodies.get(robot.bodies[*p]))
+                .map(|b| from_vec(b.translation()))
+                .sum::<Vector3<f32>>()
+                / touching.len() as f32
+        }
+    };
+    let before = held_at(bodies);
+    mb.forward_kinematics(bodies, false);
+    mb.update_rigid_bodies(bodies, true);
+    let after = held_at(bodies);
     let shift = before - after;
     if shift.norm() < MIN_SHIFT {
         return;
@@ -307,7 +344,7 @@ impl World {
                 &mut self.bodies,
                 &mut self.colliders,
                 &mut self.multibody_joints,
-                (self.cfg.joints.stretch_moves, Held::CentreOfMass),
+                (self.cfg.joints.stretch_moves, Held::Ground),
             );
         }
     }
@@ -355,5 +392,116 @@ impl World {
             &mut self.multibody_joints,
             (self.cfg.joints.stretch_moves, Held::Torso),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::Vector3;
+
+    use super::{apply, Held};
+    use crate::sim::model::ModelLibrary;
+    use crate::sim::world::config::StretchMoves;
+    use crate::sim::world::{PhysicsConfig, RobotHandle, World};
+
+    /// A type-0 robot with its torso at `z`, stepped `steps` times in a
+    /// world with gravity `g`, the stretch on the bodies.
+    fn robot_at(z: f32, g: f32, steps: usize) -> (World, RobotHandle) {
+        let mut cfg = PhysicsConfig {
+            gravity: g,
+            ..PhysicsConfig::default()
+        };
+        cfg.joints.stretch_erp = Some(0.2);
+        cfg.joints.stretch_moves = StretchMoves::Bodies;
+        let mut w = World::new(&cfg).expect("world");
+        let lib = ModelLibrary::built_in().expect("models");
+        let m = lib.resolve("rsg/agent/nao/nao.rsg", &[]).expect("model");
+        let h = w.add_robot(m, Vector3::new(-5.0, 0.0, z), 0.0);
+        for _ in 0..steps {
+            w.step();
+        }
+        (w, h)
+    }
+
+    /// Opens a 4 mm separation, straight down, at both knees.
+    fn stretch_the_knees(w: &mut World, h: RobotHandle, held: Held) {
+        let r = w.robots.get_mut(&h).expect("the robot");
+        for (k, j) in r.model.joints.iter().enumerate() {
+            if ["lshank", "rshank"].contains(&&*r.model.parts[j.child].name) {
+                r.stretch.separation[k] = Vector3::new(0.0, 0.0, -0.004);
+            }
+        }
+        let moves = (StretchMoves::Bodies, held);
+        apply(
+            r,
+            &mut w.bodies,
+            &mut w.colliders,
+            &mut w.multibody_joints,
+            moves,
+        );
+    }
+
+    fn part_z(w: &World, h: RobotHandle, name: &str) -> f32 {
+        let m = w.robot_model(h);
+        let p = m.parts.iter().position(|p| &*p.name == name).expect(name);
+        w.part_pose(h, p).translation.z
+    }
+
+    fn centre_of_mass(w: &World, h: RobotHandle) -> Vector3<f32> {
+        let m = w.robot_model(h);
+        let total: f32 = m.parts.iter().map(|p| p.mass).sum();
+        (0..m.parts.len())
+            .map(|p| w.part_pose(h, p).translation.vector * m.parts[p].mass)
+            .sum::<Vector3<f32>>()
+            / total
+    }
+
+    #[test]
+    fn separations_opening_in_a_standing_robots_legs_raise_its_torso_on_its_feet() {
+        let (mut w, h) = robot_at(0.4, 9.81, 50);
+        let (foot, torso) = (part_z(&w, h, "lfoot"), part_z(&w, h, "torso"));
+        stretch_the_knees(&mut w, h, Held::Ground);
+        let foot_moved = part_z(&w, h, "lfoot") - foot;
+        let torso_moved = part_z(&w, h, "torso") - torso;
+        assert!(
+            foot_moved.abs() < 1e-4,
+            "the foot on the ground moved {:.2} mm",
+            foot_moved * 1000.0
+        );
+        assert!(
+            (torso_moved - 0.004).abs() < 2e-4,
+            "the torso rose {:.2} mm",
+            torso_moved * 1000.0
+        );
+    }
+
+    #[test]
+    fn separations_opening_in_the_air_move_no_centre_of_mass() {
+        let (mut w, h) = robot_at(2.0, 0.0, 1);
+        let before = centre_of_mass(&w, h);
+        let shank = part_z(&w, h, "lshank");
+        stretch_the_knees(&mut w, h, Held::Ground);
+        let moved = centre_of_mass(&w, h) - before;
+        assert!(
+            moved.norm() < 1e-5,
+            "the centre of mass moved {:.3} mm",
+            moved.norm() * 1000.0
+        );
+        // The legs below the knees did stretch relative to the rest.
+        let opened = (part_z(&w, h, "torso") - part_z(&w, h, "lshank")) - (2.0 - shank);
+        assert!(
+            opened > 0.0035,
+            "legs stretched by {:.2} mm",
+            opened * 1000.0
+        );
+    }
+
+    #[test]
+    fn separations_set_with_a_robots_pose_keep_its_torso() {
+        let (mut w, h) = robot_at(0.4, 9.81, 50);
+        let (foot, torso) = (part_z(&w, h, "lfoot"), part_z(&w, h, "torso"));
+        stretch_the_knees(&mut w, h, Held::Torso);
+        assert!((part_z(&w, h, "torso") - torso).abs() < 1e-6);
+        assert!((part_z(&w, h, "lfoot") - (foot - 0.004)).abs() < 2e-4);
     }
 }
