@@ -11,6 +11,7 @@ mod drag;
 mod facts;
 mod gaits;
 mod getup;
+mod hinge_damping;
 mod hold;
 mod motor;
 mod overlap;

@@ -80,8 +80,7 @@ pub struct SolverConfig {
     /// is then solved only there). Default 2 (rapier's own: 1). The
     /// reference has none (its single solve keeps the correcting velocity),
     /// but 0 costs FC Portugal's `Get_Up` more failed episodes while it
-    /// lengthens UT Austin Villa's walks by 3–4 % (RESULTS.md, "One solve
-    /// per step").
+    /// lengthens UT Austin Villa's walks by 3–4 % (docs/physics.md#step).
     pub stabilization_iterations: usize,
     /// Rapier warm-start coefficient (0 = off, 1 = full). Default 1.
     pub warmstart_coefficient: f32,
@@ -153,6 +152,19 @@ pub struct JointConfig {
     /// reference's after 1 s, against 0.2°) and every gait replays further
     /// from the reference. Default 0.1, rapier's own.
     pub damping: f32,
+    /// Whether the hinge damping also brakes a turning joint (rapier's
+    /// −damping × rate). `false`: the brake is given back each step as an
+    /// explicit torque at the rate the step starts with, so the damping
+    /// only adds damping × step of inertia to each hinge and keeps the
+    /// solver's convergence, while a joint overpowered by its load yields
+    /// as freely as the reference's, which have no brake
+    /// (`crates/core/src/sim/world/hinge_damping.rs`). Default true: without
+    /// the brake FC Portugal's get-up in its training environment and
+    /// UT Austin Villa's walk match the reference's with the reference's
+    /// ground error reduction (`contacts`), but a rising robot replayed
+    /// from the reference's states splays its legs and falls
+    /// (`tests/physics/getup.rs`, two of fifteen).
+    pub damping_brakes: bool,
     /// Emulation of the reference's joints stretching under fast motion
     /// (`crates/core/src/sim/world/stretch.rs`): the fraction of a joint's separation
     /// removed per step, as the reference's ERP (0.2). `None` = rigid
@@ -198,6 +210,7 @@ impl Default for JointConfig {
             motor_gain: 1.0e5,
             anchor: Some(MotorAnchor::default()),
             damping: 0.1,
+            damping_brakes: true,
             stretch_erp: None,
             stretch_moves: StretchMoves::Shapes,
             reference_stops: None,
@@ -261,9 +274,18 @@ impl Default for MotorAnchor {
 #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ContactConfig {
-    /// Contact spring natural frequency (rapier), Hz. Default 30.
+    /// Contact spring natural frequency (rapier), Hz. With the damping
+    /// ratio it sets the fraction of a penetration corrected per step,
+    /// h·ω / (h·ω + 2ζ), and the contact's compliance,
+    /// 1 / (h·ω·(h·ω + 2ζ)) of its effective mass. Default 30 with ratio 5:
+    /// 0.27 per step at compliance 0.019. The reference's robot–ground
+    /// rows correct 0.40 (36.5 Hz with ratio 3.44 at the same compliance):
+    /// UT Austin Villa's walks then cover what they do on the reference,
+    /// but FC Portugal's type-1 front get-up fails unless the hinge
+    /// damping stops braking (`joints.damping_brakes`; docs/physics.md#step).
     pub natural_frequency: f32,
-    /// Contact spring damping ratio (rapier). Default 5.
+    /// Contact spring damping ratio (rapier). Default 5 (see
+    /// `natural_frequency`).
     pub damping_ratio: f32,
     /// Friction coefficient of robot parts (combined with `Max`): against
     /// each other, the goals and walls, and against the ground when

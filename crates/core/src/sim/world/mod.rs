@@ -62,6 +62,7 @@ mod coriolis;
 mod drag;
 mod field;
 mod guards;
+mod hinge_damping;
 mod motion;
 mod motors;
 #[cfg(feature = "fitting")]

@@ -289,7 +289,9 @@ impl World {
                 }
             }
         }
-        // The stops' motor torques hold for the coming step only.
+        self.give_back_hinge_damping();
+        // The stops' motor torques and the damping's given-back brake hold
+        // for the coming step only.
         self.add_step_forces();
     }
 
