@@ -499,6 +499,24 @@ fn server_flags_and_subcommands_do_not_mix() {
     assert!(text(&out.stderr).contains("PlayOn"), "lists the modes");
 }
 
+/// Spawns `cmd`. A binary this test process has just copied can be
+/// refused with "Text file busy" for a moment: a child that another test
+/// thread forked while the copy's file was open for writing holds that
+/// file until its own exec. The retry waits for that exec, not for the
+/// server.
+fn spawn_copied(cmd: &mut Command) -> std::process::Child {
+    let mut tries = 0;
+    loop {
+        match cmd.spawn() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => return other.expect("server binary starts"),
+        }
+    }
+}
+
 /// A sync-mode server without agents runs no cycles; `ctl killsim` still
 /// stops it, and its log is complete.
 #[test]
@@ -652,7 +670,7 @@ impl Started {
             cmd.env(k, v);
         }
         let mut started = Started {
-            child: cmd.spawn().expect("server binary starts"),
+            child: spawn_copied(&mut cmd),
             agent_port,
             stderr,
         };

@@ -22,8 +22,8 @@ use util::{Scratch, TestAgent};
 /// shared with another's server; the others share the machine (`read`).
 static RATES_ALONE: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
 
-/// The server binary in real time (as in a match) writing `log`, its
-/// stderr (the `info` log) in a file.
+/// The server binary writing `log`, its stderr (the `info` log) in a
+/// file; in real time (as in a match) unless `extra` says `--sync`.
 struct Server {
     process: ServerProcess,
     log: PathBuf,
@@ -258,7 +258,9 @@ fn first_member(path: &Path) -> Vec<u8> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gzip_log_is_one_member_a_first_member_reader_reads_whole() {
     let _serial = RATES_ALONE.read().await;
-    let mut server = Server::spawn("gzone", "match.log.gz", &[]);
+    // In sync mode: the log's gzip properties do not depend on the pace,
+    // and the agents' answers run the match faster than real time.
+    let mut server = Server::spawn("gzone", "match.log.gz", &["--sync"]);
     let left = Honest::start(server.process.agent_addr(), "Left").await;
     let right = Honest::start(server.process.agent_addr(), "Right").await;
     // Several seconds of match: several flushes.
@@ -311,7 +313,8 @@ async fn a_gzip_log_is_one_member_a_first_member_reader_reads_whole() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_servers_gzip_log_reads_up_to_its_last_complete_line() {
     let _serial = RATES_ALONE.read().await;
-    let mut server = Server::spawn("gzkill", "match.log.gz", &[]);
+    // In sync mode, as above: faster than real time.
+    let mut server = Server::spawn("gzkill", "match.log.gz", &["--sync"]);
     let honest = Honest::start(server.process.agent_addr(), "Gz").await;
     // Past the first flushes: wait until the file holds a few seconds of
     // match (a flush comes at least every second of it).

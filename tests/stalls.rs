@@ -225,7 +225,7 @@ async fn connections_without_a_robot_are_closed_or_evicted_and_a_real_agent_can_
     capture_logs();
     let server = TestServer::start(Config {
         max_agents: 7,
-        agent_idle_timeout_secs: 1.0,
+        agent_idle_timeout_secs: Some(1.0),
         ..test_config()
     })
     .await;
@@ -376,7 +376,7 @@ async fn a_slow_starting_agent_is_waited_for_and_never_cut_off() {
     let idle = Duration::from_millis(400);
     let server = TestServer::start(Config {
         sync_wait_for_agents: 0,
-        agent_idle_timeout_secs: idle.as_secs_f32(),
+        agent_idle_timeout_secs: Some(idle.as_secs_f32()),
         ..test_config()
     })
     .await;
@@ -484,7 +484,7 @@ async fn a_client_waiting_for_a_scripted_start_is_not_idle() {
     capture_logs();
     let idle = Duration::from_millis(250);
     let server = TestServer::start(Config {
-        agent_idle_timeout_secs: idle.as_secs_f32(),
+        agent_idle_timeout_secs: Some(idle.as_secs_f32()),
         sync_wait_for_agents: 2,
         ..test_config()
     })

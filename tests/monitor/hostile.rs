@@ -206,7 +206,7 @@ async fn the_slot_limit_holds_and_a_newcomer_replaces_one_idle_monitor() {
     // waits, gets none, and is closed without a message.
     let mut cfg = real_time();
     cfg.monitor.max_monitors = 3;
-    cfg.monitor.evict_lag_secs = 0.0;
+    cfg.monitor.evict_lag_secs = None;
     cfg.monitor.admission_wait_secs = 0.5;
     let server = TestServer::start(cfg).await;
     let mut readers = Vec::new();

@@ -289,7 +289,7 @@ async fn a_monitor_that_never_reads_stalls_nothing() {
 #[tokio::test]
 async fn stall_timeout_drops_a_monitor_that_never_reads() {
     let cfg = MonitorConfig {
-        stall_timeout_secs: 0.3,
+        stall_timeout_secs: Some(0.3),
         ..MonitorConfig::default()
     };
     let server = MonitorFeed::start(cfg).await;

@@ -43,6 +43,9 @@ impl Honest {
             rt.block_on(async move {
                 let mut a = TestAgent::connect(addr).await;
                 a.join(team, 1, 0).await;
+                // The frame that named its number is answered too (in sync
+                // mode the next one waits for it).
+                a.send("(syn)").await;
                 let _ = ready_tx.send(());
                 let mut last = Instant::now();
                 let mut report = HonestReport {

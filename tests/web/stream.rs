@@ -115,36 +115,42 @@ async fn trainer_buttons_reach_the_simulation_only_on_an_open_port() {
     drop(agent);
     server.stop().await;
 
-    // Read-only port, then a port with a trainer secret: refused.
-    for (read_only, secret) in [(true, None), (false, Some("s3cret".to_string()))] {
-        let mut cfg = test_config();
-        cfg.monitor.read_only = read_only;
-        cfg.monitor.trainer_secret = secret;
-        let server = WebServer::start(cfg, WebConfig::default()).await;
-        let agent = join_and_beam(&server, "Shut", 1, 0, -3.0, 0.0)
-            .await
-            .autosync();
-        let mut mon = server.monitor().await;
-        let mut ws = viewer(server.web_addr).await;
-        let hello = next_json(&mut ws).await;
-        assert_eq!(hello["trainer"]["allowed"], false);
-        let why = hello["trainer"]["reason"]
-            .as_str()
-            .expect("reason")
-            .to_owned();
-        assert!(
-            why.contains(if read_only { "read-only" } else { "secret" }),
-            "{why}"
-        );
-        send(&mut ws, json!({"cmd": "kickOff", "side": "Right"})).await;
-        let ack = next_json(&mut ws).await;
-        assert_eq!(ack["ok"], false);
-        assert_eq!(ack["reason"], why.as_str());
-        // Many cycles later the game has not moved.
-        assert!(!play_mode_becomes(&mut mon, PlayMode::KickOffRight).await);
-        drop(agent);
-        server.stop().await;
-    }
+    // A read-only port and a port with a trainer secret: refused (the
+    // two servers side by side, each watched for many cycles).
+    futures::join!(refused_on(true, None), refused_on(false, Some("s3cret")));
+}
+
+/// A web viewer's trainer command on a server whose monitor port is
+/// read-only or needs a secret: refused with the reason the hello gave,
+/// and many cycles later the game has not moved.
+async fn refused_on(read_only: bool, secret: Option<&str>) {
+    let mut cfg = test_config();
+    cfg.monitor.read_only = read_only;
+    cfg.monitor.trainer_secret = secret.map(str::to_owned);
+    let server = WebServer::start(cfg, WebConfig::default()).await;
+    let agent = join_and_beam(&server, "Shut", 1, 0, -3.0, 0.0)
+        .await
+        .autosync();
+    let mut mon = server.monitor().await;
+    let mut ws = viewer(server.web_addr).await;
+    let hello = next_json(&mut ws).await;
+    assert_eq!(hello["trainer"]["allowed"], false);
+    let why = hello["trainer"]["reason"]
+        .as_str()
+        .expect("reason")
+        .to_owned();
+    assert!(
+        why.contains(if read_only { "read-only" } else { "secret" }),
+        "{why}"
+    );
+    send(&mut ws, json!({"cmd": "kickOff", "side": "Right"})).await;
+    let ack = next_json(&mut ws).await;
+    assert_eq!(ack["ok"], false);
+    assert_eq!(ack["reason"], why.as_str());
+    // Many cycles later the game has not moved.
+    assert!(!play_mode_becomes(&mut mon, PlayMode::KickOffRight).await);
+    drop(agent);
+    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

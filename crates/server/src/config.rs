@@ -134,8 +134,8 @@ pub struct Config {
     /// left a frame unfinished this long, is closed (with a log line), so
     /// silent or half-open connections cannot hold `max_agents` slots (see
     /// [`crate::net::handshake`]). A connection whose robot exists is never
-    /// closed for being slow. 0 = never. Default 5.
-    pub agent_idle_timeout_secs: f32,
+    /// closed for being slow. `None` = never. Default 5.
+    pub agent_idle_timeout_secs: Option<f32>,
     /// Frames queued for one agent before further frames are dropped
     /// (whole frames, never partial). Default 64.
     pub agent_queue: usize,
@@ -181,7 +181,7 @@ impl Default for Config {
             seed: 0,
             max_agent_frame: 16 << 10,
             max_agents: 64,
-            agent_idle_timeout_secs: 5.0,
+            agent_idle_timeout_secs: Some(5.0),
             agent_queue: 64,
             max_agent_bytes_per_sec: 16 << 20,
             models_dir: None,
@@ -343,8 +343,8 @@ impl Config {
 
     /// The agent idle timeout, `None` when disabled.
     pub fn agent_idle_timeout(&self) -> Option<std::time::Duration> {
-        (self.agent_idle_timeout_secs > 0.0)
-            .then(|| std::time::Duration::from_secs_f32(self.agent_idle_timeout_secs))
+        self.agent_idle_timeout_secs
+            .map(std::time::Duration::from_secs_f32)
     }
 
     /// Field dimensions for the physics world, taken from the referee's
@@ -706,6 +706,28 @@ mod tests {
                 .starts_with("~/.config/rcss3d/server.ron: step"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_duration_switched_off_with_the_old_zero_is_refused_naming_its_key() {
+        for (text, key) in [
+            ("(agent_idle_timeout_secs: 0)", "agent_idle_timeout_secs"),
+            ("(agent_idle_timeout_secs: 0.0)", "agent_idle_timeout_secs"),
+            ("(monitor: (evict_lag_secs: 0.0))", "evict_lag_secs"),
+            ("(monitor: (stall_timeout_secs: 0.0))", "stall_timeout_secs"),
+        ] {
+            let err = Config::from_ron(text, "p.ron")
+                .expect_err("0 is not off")
+                .to_string();
+            assert!(err.contains(key) && err.contains("None"), "{text}: {err}");
+        }
+        let off = Config::from_ron(
+            "(agent_idle_timeout_secs: None, monitor: (evict_lag_secs: None))",
+            "p.ron",
+        )
+        .expect("None is off");
+        assert_eq!(off.agent_idle_timeout(), None);
+        assert_eq!(off.monitor.evict_lag_secs, None);
     }
 
     #[test]

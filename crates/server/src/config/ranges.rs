@@ -22,11 +22,8 @@ impl Config {
                 self.max_agent_frame
             ));
         }
-        if !(self.agent_idle_timeout_secs >= 0.0 && self.agent_idle_timeout_secs.is_finite()) {
-            return bad(format!(
-                "agent_idle_timeout_secs must be >= 0, got {}",
-                self.agent_idle_timeout_secs
-            ));
+        if let Err(e) = switchable_secs("agent_idle_timeout_secs", self.agent_idle_timeout_secs) {
+            return bad(e);
         }
         if self.agent_queue == 0 {
             return bad("agent_queue must be >= 1".into());
@@ -64,8 +61,6 @@ impl Config {
         }
         for (key, secs) in [
             ("log_full_state_secs", m.log_full_state_secs),
-            ("stall_timeout_secs", m.stall_timeout_secs),
-            ("evict_lag_secs", m.evict_lag_secs),
             ("admission_wait_secs", m.admission_wait_secs),
             ("auth_failure_delay_secs", m.auth_failure_delay_secs),
         ] {
@@ -73,7 +68,8 @@ impl Config {
                 return Err(format!("{key} must be a number >= 0, got {secs}"));
             }
         }
-        Ok(())
+        switchable_secs("stall_timeout_secs", m.stall_timeout_secs)?;
+        switchable_secs("evict_lag_secs", m.evict_lag_secs)
     }
 
     /// The physics solver's counts that must be at least 1.
@@ -118,5 +114,20 @@ impl Config {
             }
         }
         Ok(())
+    }
+}
+
+/// A duration that can be switched off: `None` is off, a value must be a
+/// number of seconds above 0. `0`, the spelling of "off" before `None`,
+/// is refused with a message saying so rather than read as a zero wait.
+fn switchable_secs(key: &str, secs: Option<f32>) -> Result<(), String> {
+    match secs {
+        Some(0.0) => Err(format!(
+            "{key}: 0 no longer switches it off; write `{key}: None`"
+        )),
+        Some(s) if !(s.is_finite() && s > 0.0) => Err(format!(
+            "{key} must be a number of seconds > 0 (or None for off), got {s}"
+        )),
+        _ => Ok(()),
     }
 }

@@ -39,10 +39,10 @@ pub struct MonitorConfig {
     /// 0 is treated as 1.
     pub queue_frames: usize,
     /// Close a monitor whose outbound queue has stayed full for this many
-    /// wall-clock seconds. Default **0.0** = never: some clients connect
+    /// wall-clock seconds. Default **`None`** = never: some clients connect
     /// only to send commands and never read (FCPCodebase scripts), and
     /// a queue of a few frames is all such a client costs.
-    pub stall_timeout_secs: f32,
+    pub stall_timeout_secs: Option<f32>,
     /// Largest accepted inbound (command) frame in bytes; a larger length
     /// prefix closes that connection. Default **65536**.
     pub max_command_frame: usize,
@@ -62,8 +62,8 @@ pub struct MonitorConfig {
     /// fills, and reading once the window has moved on by more than a peer
     /// can buffer (1 MiB). A blocked write counts as unread on every OS.
     /// Monitors seen reading that keep up are never closed for a newcomer.
-    /// Default **1.0**; 0 = never close a monitor for a newcomer.
-    pub evict_lag_secs: f32,
+    /// Default **1.0**; `None` = never close a monitor for a newcomer.
+    pub evict_lag_secs: Option<f32>,
     /// How long a new connection waits for a slot while all are taken
     /// by monitors that keep up, before it is closed with a log line. While
     /// that lasts, further connections wait in the listen backlog; once a
@@ -117,10 +117,10 @@ impl Default for MonitorConfig {
             log_compress: false,
             summary_path: None,
             queue_frames: 1,
-            stall_timeout_secs: 0.0,
+            stall_timeout_secs: None,
             max_command_frame: 64 * 1024,
             max_monitors: 64,
-            evict_lag_secs: 1.0,
+            evict_lag_secs: Some(1.0),
             admission_wait_secs: 3.0,
             send_buffer_bytes: 64 * 1024,
             commands_per_step: 32,
@@ -232,10 +232,10 @@ mod tests {
             log_compress: false,
             summary_path: None,
             queue_frames: 1,
-            stall_timeout_secs: 0.0,
+            stall_timeout_secs: None,
             max_command_frame: 65536,
             max_monitors: 64,
-            evict_lag_secs: 1.0,
+            evict_lag_secs: Some(1.0),
             admission_wait_secs: 3.0,
             send_buffer_bytes: 65536,
             commands_per_step: 32,

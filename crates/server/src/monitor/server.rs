@@ -177,7 +177,7 @@ impl Slots {
         Slots {
             epoch: Instant::now(),
             max: cfg.max_monitors.max(1),
-            evict_lag: (cfg.evict_lag_secs > 0.0).then(|| secs(cfg.evict_lag_secs)),
+            evict_lag: cfg.evict_lag_secs.map(secs),
             admission_wait: secs(cfg.admission_wait_secs),
             open: HashMap::new(),
             leaving: 0,
@@ -398,8 +398,7 @@ impl Connection {
         let mut state = ConsumerState::new();
         let mut text = String::with_capacity(64 * 1024);
         let mut pending: Vec<&'static str> = Vec::new();
-        let stall_limit = (self.cfg.stall_timeout_secs > 0.0)
-            .then(|| Duration::from_secs_f32(self.cfg.stall_timeout_secs));
+        let stall_limit = self.cfg.stall_timeout_secs.map(Duration::from_secs_f32);
         // The current snapshot counts as new for a fresh connection.
         snapshots.mark_changed();
         loop {

@@ -34,6 +34,25 @@ pub(super) struct Heard {
     pub(super) opponent: Option<(Arc<str>, f32, String)>,
 }
 
+/// The announcement of an agent's number in its GS, in the order its
+/// states are passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Announcement {
+    /// No `init` has succeeded: nothing to announce.
+    NotJoined,
+    /// The next GS carries it, repeated until a frame carrying it has been
+    /// handed to the connection (a frame dropped because the agent is not
+    /// reading must not take it along: clients wait for it before they
+    /// answer).
+    Pending,
+    /// A frame carrying it has been queued; the agent has sent nothing
+    /// since. It may not have read that frame yet: frames sent before it
+    /// can still be queued ahead of it.
+    Queued,
+    /// The agent has sent a message since it was queued.
+    Answered,
+}
+
 /// One agent connection's protocol state.
 #[derive(Debug)]
 pub(super) struct Agent {
@@ -43,11 +62,9 @@ pub(super) struct Agent {
     pub(super) side: Option<Side>,
     pub(super) team: Option<Arc<str>>,
     pub(super) unum: u8,
-    /// The next GS carries `(unum n) (team side)`: once per connection,
-    /// repeated until a frame carrying it has been handed to the
-    /// connection (a frame dropped because the agent is not reading must
-    /// not take it along: clients wait for it before they answer).
-    pub(super) announce_identity: bool,
+    /// Where the announcement of the agent's number stands (the GS's
+    /// `(unum n) (team side)`, sent once per connection).
+    pub(super) identity: Announcement,
     /// The prepared frame carries the identity announcement.
     pub(super) identity_in_outgoing: bool,
     /// Perception builds since the connection was accepted (vision phase).
@@ -120,7 +137,7 @@ impl Simulation {
                 side: None,
                 team: None,
                 unum: 0,
-                announce_identity: false,
+                identity: Announcement::NotJoined,
                 identity_in_outgoing: false,
                 counter: 0,
                 frames_sent: 0,

@@ -12,14 +12,19 @@
 //!
 //! With `sync_grace_frames` = N the first N frames of a robot need no
 //! answer (the reference's grace period: it does not wait for a new
-//! connection in its first five cycles), nor do its frames until the one
-//! announcing its number has been sent, for clients that read a new
-//! agent's first frames late and wait for their number; the cycles in which such an agent's commands
-//! land then depend on timing. With `sync_timeout_ms`, an agent that has
-//! not answered in time is left behind: the cycles run without it until it
-//! sends something again.
+//! connection in its first five cycles), nor do the frames of a robot that
+//! joined a team until its agent has answered after the frame announcing
+//! its number went out. The grace is for clients that drive several agents
+//! from one loop, read one frame per agent in turn and let a new agent
+//! answer nothing before it sees its number: frames sent before the
+//! announcement can still be queued ahead of it, and waiting for an agent
+//! that is still reading them would wait for ever, because the same loop
+//! is blocked on another agent's next frame. The cycles in which such an
+//! agent's commands land depend on timing. With `sync_timeout_ms`, an agent
+//! that has not answered in time is left behind: the cycles run without it
+//! until it sends something again.
 
-use super::agent::Agent;
+use super::agent::{Agent, Announcement};
 use super::Simulation;
 
 impl Simulation {
@@ -56,12 +61,14 @@ impl Simulation {
             return !a.synced;
         }
         let grace_frames = u64::from(self.cfg.sync_grace_frames);
-        // With a grace period, the grace lasts until the agent has been sent
-        // the frame saying it joined (its number in the GS): that frame
-        // goes out in the send phase after this wait, and the clients the
-        // grace is for read their first frames late and answer nothing
-        // before they see their number.
-        let grace = grace_frames > 0 && (a.frames_sent <= grace_frames || a.announce_identity);
+        // With a grace period, a joined agent's grace lasts until it has
+        // answered after the frame saying it joined (its number in the GS)
+        // was queued: the clients the grace is for answer nothing before
+        // they have read that frame, and frames sent before it may still
+        // be waiting to be read. (Before its `init` an agent answers the
+        // first frame it reads, so N frames of grace are enough.)
+        let announcing = matches!(a.identity, Announcement::Pending | Announcement::Queued);
+        let grace = grace_frames > 0 && (a.frames_sent <= grace_frames || announcing);
         !(a.got_message || grace)
     }
 
@@ -88,5 +95,107 @@ impl Simulation {
                 a.left_behind = true;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use crate::command::{Command, Init, Scene};
+    use crate::sim::config::SimConfig;
+    use crate::sim::cycle::{ConnId, Simulation};
+
+    const AGENT: ConnId = 1;
+
+    /// A sync-mode simulation with the reference's grace of five frames.
+    fn with_grace() -> Simulation {
+        let cfg = SimConfig {
+            step: 0.02,
+            sync_grace_frames: 5,
+            sync_wait_for_agents: 1,
+            ..SimConfig::default()
+        };
+        Simulation::new(cfg, 7).expect("the built-in models load")
+    }
+
+    fn send(sim: &mut Simulation, cmd: Command) {
+        sim.receive(AGENT, vec![Ok(cmd)], None);
+    }
+
+    /// One cycle as the sync-mode driver runs it, if the barrier lets it
+    /// end its read phase: the frames prepared last cycle queued for the
+    /// client (all of them taken by the socket), then the step.
+    fn cycle(sim: &mut Simulation, queued: &mut VecDeque<String>) -> bool {
+        if !sim.barrier_satisfied() {
+            return false;
+        }
+        for (conn, frame) in sim.take_outgoing() {
+            queued.push_back(String::from_utf8_lossy(&frame).into_owned());
+            sim.frame_delivered(conn);
+        }
+        sim.step(|_| {});
+        true
+    }
+
+    #[test]
+    fn a_joined_agent_still_reading_the_frames_before_its_number_is_not_waited_for() {
+        let mut sim = with_grace();
+        let mut queued = VecDeque::new();
+        sim.connect(AGENT, "127.0.0.1:3101".parse().expect("an address"));
+        send(
+            &mut sim,
+            Command::Scene(Scene {
+                path: "rsg/agent/nao/nao_hetero.rsg".into(),
+                args: vec!["0".into()],
+            }),
+        );
+        // The grace frames go out without answers; then the server waits.
+        let mut cycles = 0;
+        while cycle(&mut sim, &mut queued) {
+            cycles += 1;
+            assert!(cycles < 20, "the grace never ended");
+        }
+        assert!(queued.len() > 5, "{} frames before the wait", queued.len());
+        // The client reads its first frame and sends `init`, then nothing
+        // until it reads a frame with its number.
+        queued.pop_front();
+        send(
+            &mut sim,
+            Command::Init(Init {
+                unum: 1,
+                team: Some("Loop".into()),
+            }),
+        );
+        let announces = |f: &String| f.contains("(unum 1)");
+        while !queued.iter().any(announces) {
+            assert!(
+                cycle(&mut sim, &mut queued),
+                "the server waits before announcing the agent's number"
+            );
+        }
+        let unread = queued.iter().take_while(|f| !announces(f)).count();
+        assert!(unread > 0, "no frame queued before the announcement");
+        // The server must not wait for the agent while it reads those:
+        // a one-loop client reading them is blocked on its other agents'
+        // next frames, which this wait would hold back.
+        for _ in 0..unread {
+            queued.pop_front();
+            assert!(
+                cycle(&mut sim, &mut queued),
+                "the server waits for an agent that has not read its number yet"
+            );
+        }
+        // It reads its number and answers: from then on every frame waits
+        // for its answer.
+        while queued.pop_front().is_some_and(|f| !announces(&f)) {}
+        send(&mut sim, Command::Syn);
+        assert!(cycle(&mut sim, &mut queued));
+        assert!(
+            !sim.barrier_satisfied(),
+            "an agent in lockstep is not waited for"
+        );
+        send(&mut sim, Command::Syn);
+        assert!(cycle(&mut sim, &mut queued));
     }
 }

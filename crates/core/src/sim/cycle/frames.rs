@@ -9,7 +9,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use nalgebra::Vector3;
 
-use super::agent::Agent;
+use super::agent::{Agent, Announcement};
 use super::{ConnId, Simulation};
 use crate::limited;
 use crate::log_limit::LogLimit;
@@ -50,7 +50,7 @@ impl Simulation {
         if let Some(a) = self.agents.get_mut(&conn) {
             a.frames_sent += 1;
             if std::mem::take(&mut a.identity_in_outgoing) {
-                a.announce_identity = false;
+                a.identity = Announcement::Queued;
             }
         }
     }
@@ -206,7 +206,7 @@ struct Heading {
 fn write_heading(text: &mut String, a: &mut Agent, h: &Heading) {
     text.clear();
     time::write_time(text, h.server_time);
-    let identity = if a.announce_identity {
+    let identity = if a.identity == Announcement::Pending {
         a.side.map(|side| (a.unum, side))
     } else {
         None

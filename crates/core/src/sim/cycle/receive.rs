@@ -4,7 +4,7 @@
 
 use tracing::{debug, info};
 
-use super::agent::bad_input;
+use super::agent::{bad_input, Announcement};
 use super::effectors::hinge;
 use super::{AgentStatus, ConnId, Simulation};
 use crate::command::{Command, DecodeError};
@@ -29,6 +29,9 @@ impl Simulation {
             return;
         }
         agent.got_message = true;
+        if agent.identity == Announcement::Queued {
+            agent.identity = Announcement::Answered;
+        }
         if agent.left_behind {
             info!(
                 conn,

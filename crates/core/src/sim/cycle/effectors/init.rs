@@ -7,6 +7,7 @@ use crate::untrusted::logged;
 
 use crate::log_limit::LogLimit;
 use crate::rules::PlayMode;
+use crate::sim::cycle::agent::Announcement;
 use crate::sim::cycle::{placement_height, AgentStatus, ConnId, Simulation};
 
 impl Simulation {
@@ -39,7 +40,7 @@ impl Simulation {
                     agent.side = Some(side);
                     agent.unum = unum;
                     agent.team = Some(team);
-                    agent.announce_identity = true;
+                    agent.identity = Announcement::Pending;
                     self.report.status.push((
                         conn,
                         AgentStatus::Joined {
