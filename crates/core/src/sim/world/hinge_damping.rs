@@ -14,7 +14,6 @@
 use nalgebra::Vector3;
 
 use super::convert::{from_rot, to_vec};
-use super::step_forces::PartForce;
 use super::{JointRef, World};
 
 impl World {
@@ -47,19 +46,8 @@ impl World {
                 if torque == Vector3::zeros() {
                     continue;
                 }
-                let (t, zero) = (to_vec(&torque), rapier3d::math::Vector::ZERO);
-                self.step_forces.pending.extend([
-                    PartForce {
-                        body: child,
-                        force: zero,
-                        torque: t,
-                    },
-                    PartForce {
-                        body: parent,
-                        force: zero,
-                        torque: -t,
-                    },
-                ]);
+                self.step_forces
+                    .push_hinge_torque(parent, child, to_vec(&torque));
             }
         }
     }

@@ -8,7 +8,6 @@ use rapier3d::prelude::{GenericJoint, JointAxesMask, JointAxis, Multibody};
 use super::config::JointStops;
 
 use super::convert::{from_rot, to_vec};
-use super::step_forces::PartForce;
 use super::stops;
 use super::{JointRef, RobotHandle, World};
 
@@ -258,19 +257,7 @@ impl World {
                                 self.bodies.get(parent).map(|b| from_rot(b.rotation()));
                             if let (Some(torque), Some(rot)) = (torque, parent_rot) {
                                 let t = to_vec(&(rot * jd.axis.into_inner() * torque));
-                                let zero = rapier3d::math::Vector::ZERO;
-                                self.step_forces.pending.extend([
-                                    PartForce {
-                                        body: child,
-                                        force: zero,
-                                        torque: t,
-                                    },
-                                    PartForce {
-                                        body: parent,
-                                        force: zero,
-                                        torque: -t,
-                                    },
-                                ]);
+                                self.step_forces.push_hinge_torque(parent, child, t);
                             }
                             continue;
                         }

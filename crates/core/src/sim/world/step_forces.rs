@@ -28,6 +28,30 @@ pub(super) struct StepForces {
     pub(super) pending: Vec<PartForce>,
 }
 
+impl StepForces {
+    /// Queues a torque about a hinge for the coming step: `torque` (field
+    /// frame) on the hinge's child, its opposite on its parent.
+    pub(super) fn push_hinge_torque(
+        &mut self,
+        parent: RigidBodyHandle,
+        child: RigidBodyHandle,
+        torque: Vector,
+    ) {
+        self.pending.extend([
+            PartForce {
+                body: child,
+                force: Vector::ZERO,
+                torque,
+            },
+            PartForce {
+                body: parent,
+                force: Vector::ZERO,
+                torque: -torque,
+            },
+        ]);
+    }
+}
+
 impl World {
     /// Adds `self.step_forces.pending` to the parts' external forces for
     /// the coming step (and empties it). The first call of a step
