@@ -4,14 +4,18 @@
 //! ```text
 //! cargo run --release -p rcss3d-tools --bin fit -- probe stand [TYPE] [Z] [RON overrides]
 //! cargo run --release -p rcss3d-tools --bin fit -- probe motor [X] [RON overrides]
-//! cargo run --release -p rcss3d-tools --bin fit -- probe rise [RON overrides]
+//! cargo run --release -p rcss3d-tools --bin fit -- probe rise [--trace TYPE:ROW] [RON overrides]
 //! ```
 //!
 //! `rise`: the end of the five recorded get-ups (g_getup_t0..t4), replayed
 //! from the reference's states at rows 105–125 of the rise with the
 //! recorded commands: per recording and start row the torso's largest
 //! tilt from upright after row 140, where every recorded robot stands
-//! (the acceptance check is `tests/physics/getup.rs`). `stand`: a robot of type TYPE (default 0) dropped from torso height Z
+//! (the acceptance check is `tests/physics/getup.rs`). With `--trace
+//! TYPE:ROW` the replay of g_getup_tTYPE from ROW also prints, per row,
+//! the torso's tilt, up vector and height and each foot part's centre
+//! with the number of its box corners in the ground (its contact points
+//! for the slip law), to set beside the recorded `parts.csv`. `stand`: a robot of type TYPE (default 0) dropped from torso height Z
 //! (default 0.4 m): torso pose, foot forces and every joint away from
 //! zero, for 150 cycles. `motor`: `lae1` commanded to full speed on a
 //! type 0 robot at x = X (default −5) without gravity: the angle and its
@@ -32,8 +36,25 @@ pub fn run(args: Vec<String>) {
         Ok(l) => l,
         Err(e) => panic!("models: {e}"),
     };
+    let mut trace = None;
+    let mut plain: Vec<&String> = Vec::new();
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        if a == "--trace" {
+            trace = it.next().and_then(|v| {
+                let (t, r) = v.split_once(':')?;
+                Some((t.parse::<usize>().ok()?, r.parse::<usize>().ok()?))
+            });
+            if trace.is_none() {
+                eprintln!("probe rise: --trace takes TYPE:ROW, e.g. 4:115");
+                std::process::exit(2);
+            }
+        } else {
+            plain.push(a);
+        }
+    }
     let (numbers, rest): (Vec<&String>, Vec<&String>) =
-        args.iter().skip(1).partition(|a| a.parse::<f32>().is_ok());
+        plain.into_iter().partition(|a| a.parse::<f32>().is_ok());
     let number = |k: usize| numbers.get(k).and_then(|a| a.parse::<f32>().ok());
     let cfg = rest
         .first()
@@ -46,7 +67,7 @@ pub fn run(args: Vec<String>) {
             number(1).unwrap_or(0.4),
         ),
         Some("motor") => motor(&lib, &cfg, number(0).unwrap_or(-5.0)),
-        Some("rise") => rise(&cfg),
+        Some("rise") => rise(&cfg, trace),
         other => {
             eprintln!("probe: `stand`, `motor` or `rise`, not {other:?}");
             std::process::exit(2);
@@ -128,7 +149,7 @@ fn motor(lib: &ModelLibrary, cfg: &PhysicsConfig, px: f32) {
 /// The end of the recorded get-ups replayed from the reference's states
 /// in the rise: per recording and start row, the torso's largest tilt
 /// (°) from upright after row 140.
-fn rise(cfg: &PhysicsConfig) {
+fn rise(cfg: &PhysicsConfig, trace: Option<(usize, usize)>) {
     use rcss3d_tools::replay::{apply, gaits_dir, recorded_states_with_stretch, start, Scenario};
     const STARTS: [usize; 5] = [105, 110, 115, 120, 125];
     let mut upright = 0;
@@ -158,6 +179,9 @@ fn rise(cfg: &PhysicsConfig) {
             for row in from..sc.trace.len() - 1 {
                 apply(&mut w, h, &sc.script, row + 1);
                 w.step();
+                if trace == Some((t, from)) {
+                    print_rise_row(&w, h, row);
+                }
                 if row >= 140 {
                     let up = w.part_pose(h, torso).rotation * Vector3::z();
                     worst = worst.max(up.z.clamp(-1.0, 1.0).acos().to_degrees());
@@ -175,4 +199,49 @@ fn rise(cfg: &PhysicsConfig) {
         );
     }
     println!("within 10° of upright: {upright} of {all}");
+}
+
+/// One row of a traced rise: the torso's tilt from upright, its up
+/// vector's x and y and its height, then per foot part its centre and how
+/// many corners of its box are in the ground.
+fn print_rise_row(w: &World, h: rcss3d::sim::world::RobotHandle, row: usize) {
+    use rcss3d::sim::model::ShapeDesc;
+    let m = w.robot_model(h);
+    let torso = w.part_pose(h, m.torso);
+    let up = torso.rotation * Vector3::z();
+    let feet: Vec<String> = m
+        .foot_sensors
+        .iter()
+        .map(|s| {
+            let pose = w.part_pose(h, s.part);
+            let c = pose.translation.vector;
+            let corners = match m.parts[s.part].collider {
+                Some(ShapeDesc::Box(size)) => (0..8)
+                    .filter(|i| {
+                        let sign = |bit: usize| if i & bit == 0 { -0.5 } else { 0.5 };
+                        let corner = nalgebra::Point3::new(
+                            sign(1) * size.x,
+                            sign(2) * size.y,
+                            sign(4) * size.z,
+                        );
+                        (pose * corner).z <= 0.0
+                    })
+                    .count()
+                    .to_string(),
+                _ => "-".to_owned(),
+            };
+            format!(
+                "{}:{:.4},{:.4},{:.4}/{corners}",
+                m.parts[s.part].name, c.x, c.y, c.z
+            )
+        })
+        .collect();
+    println!(
+        "row {row} tilt {:.1} up ({:.3},{:.3}) z {:.3} {}",
+        up.z.clamp(-1.0, 1.0).acos().to_degrees(),
+        up.x,
+        up.y,
+        torso.translation.z,
+        feet.join(" ")
+    );
 }

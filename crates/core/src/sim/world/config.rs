@@ -317,6 +317,19 @@ pub struct ContactConfig {
     /// reference's z 0.04027; its bounce and roll stay within 1 % of
     /// rapier's own (a test).
     pub ball_ground_layer: f32,
+    /// The reference's surface layer on robot-ground contacts, m: a part
+    /// may sink this deep into the ground before its contact pushes it
+    /// back out (deeper, only the excess is corrected), while it still
+    /// stops the part sinking further. The reference keeps 0.001 with a
+    /// stiff contact, so its standing robots' soles rest 1.03 mm deep and
+    /// a foot tilted by up to 0.7° still touches with all four corners
+    /// (each a contact point of the slip law, `ground_slip`); ours, with
+    /// rapier's softer contact, rest 0.4 mm higher, and 0.0006 puts types
+    /// 0–3 at the reference's depth (`tests/physics/standing.rs`). Default
+    /// 0, rapier's contact: with the default contact softness the layer
+    /// costs FC Portugal's get-up and shortens UT Austin Villa's walk
+    /// (docs/physics.md#step).
+    pub robot_ground_layer: f32,
     /// Robot-ground friction as in the reference: no Coulomb limit, a
     /// viscous resistance to sliding of this many N·s/m per contact point
     /// whatever the normal force (the reference's slip 5e-3 gives 200),
@@ -349,6 +362,7 @@ impl Default for ContactConfig {
             robot_ball_restitution: 0.8,
             static_restitution: 0.8,
             ball_ground_layer: 0.00145,
+            robot_ground_layer: 0.0,
             ground_slip: Some(200.0),
             ball_ground_slip: Some(3.306),
         }

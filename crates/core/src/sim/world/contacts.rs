@@ -26,6 +26,9 @@ pub(super) struct ContactRules<'a> {
     pub(super) robot_ball_restitution: f32,
     /// Extra depth at which the ball rests in the ground (`ball_ground_layer`).
     pub(super) ball_ground_layer: f32,
+    /// Penetration of a robot part into the ground left uncorrected
+    /// (`robot_ground_layer`).
+    pub(super) robot_ground_layer: f32,
     /// Robot-ground contacts have no Coulomb friction: the slip joints
     /// (`slip.rs`) hold them.
     pub(super) ground_slip: bool,
@@ -73,8 +76,20 @@ impl PhysicsHooks for ContactRules<'_> {
         };
         if robot_ball {
             *m.restitution = self.robot_ball_restitution;
-        } else if self.ground_slip && robot_ground {
-            *m.friction = 0.0;
+        } else if robot_ground {
+            if self.ground_slip {
+                *m.friction = 0.0;
+            }
+            // The reference's surface layer: a penetration up to the
+            // layer gets no push back out, only the excess is corrected;
+            // the contact still stops any further approach (a separation
+            // of zero, never a positive one that would let the part sink
+            // during the step).
+            if self.robot_ground_layer > 0.0 {
+                for c in m.solver_contacts.iter_mut() {
+                    c.dist = (c.dist + self.robot_ground_layer).min(0.0);
+                }
+            }
         } else if ball_ground {
             if self.ball_ground_slip {
                 *m.friction = 0.0;

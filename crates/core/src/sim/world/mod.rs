@@ -341,6 +341,7 @@ impl World {
             let hooks = ContactRules {
                 robot_ball_restitution: self.cfg.contacts.robot_ball_restitution,
                 ball_ground_layer: self.cfg.contacts.ball_ground_layer,
+                robot_ground_layer: self.cfg.contacts.robot_ground_layer,
                 ground_slip: self.cfg.contacts.ground_slip().is_some(),
                 ball_ground_slip: self.cfg.contacts.ball_ground_slip().is_some(),
                 ghosts: &self.ghosts,
