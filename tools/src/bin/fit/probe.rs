@@ -15,7 +15,8 @@
 //! TYPE:ROW` the replay of g_getup_tTYPE from ROW also prints, per row,
 //! the torso's tilt, up vector and height and each foot part's centre
 //! with the number of its box corners in the ground (its contact points
-//! for the slip law), to set beside the recorded `parts.csv`. `stand`: a robot of type TYPE (default 0) dropped from torso height Z
+//! for the slip law) and its lowest corner's height, to set beside the
+//! recorded `parts.csv`. `stand`: a robot of type TYPE (default 0) dropped from torso height Z
 //! (default 0.4 m): torso pose, foot forces and every joint away from
 //! zero, for 150 cycles. `motor`: `lae1` commanded to full speed on a
 //! type 0 robot at x = X (default −5) without gravity: the angle and its
@@ -203,7 +204,8 @@ fn rise(cfg: &PhysicsConfig, trace: Option<(usize, usize)>) {
 
 /// One row of a traced rise: the torso's tilt from upright, its up
 /// vector's x and y and its height, then per foot part its centre and how
-/// many corners of its box are in the ground.
+/// many corners of its box are in the ground and how deep its lowest
+/// corner is (negative: in the ground).
 fn print_rise_row(w: &World, h: rcss3d::sim::world::RobotHandle, row: usize) {
     use rcss3d::sim::model::ShapeDesc;
     let m = w.robot_model(h);
@@ -215,24 +217,29 @@ fn print_rise_row(w: &World, h: rcss3d::sim::world::RobotHandle, row: usize) {
         .map(|s| {
             let pose = w.part_pose(h, s.part);
             let c = pose.translation.vector;
-            let corners = match m.parts[s.part].collider {
+            let corners: Vec<f32> = match m.parts[s.part].collider {
                 Some(ShapeDesc::Box(size)) => (0..8)
-                    .filter(|i| {
+                    .map(|i| {
                         let sign = |bit: usize| if i & bit == 0 { -0.5 } else { 0.5 };
                         let corner = nalgebra::Point3::new(
                             sign(1) * size.x,
                             sign(2) * size.y,
                             sign(4) * size.z,
                         );
-                        (pose * corner).z <= 0.0
+                        (pose * corner).z
                     })
-                    .count()
-                    .to_string(),
-                _ => "-".to_owned(),
+                    .collect(),
+                _ => Vec::new(),
             };
+            let touching = corners.iter().filter(|z| **z <= 0.0).count();
+            let lowest = corners.iter().copied().fold(f32::INFINITY, f32::min);
             format!(
-                "{}:{:.4},{:.4},{:.4}/{corners}",
-                m.parts[s.part].name, c.x, c.y, c.z
+                "{}:{:.4},{:.4},{:.4}/{touching}/{:.2}mm",
+                m.parts[s.part].name,
+                c.x,
+                c.y,
+                c.z,
+                lowest * 1000.0
             )
         })
         .collect();
