@@ -29,7 +29,7 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::app::latency::LatencyConfig;
-use crate::monitor::MonitorConfig;
+use crate::monitor::{FieldParams, MonitorConfig};
 use crate::perception::vision::{FieldGeometry, VisionConfig};
 use crate::rules::teams::TeamsConfig;
 use crate::rules::RulesConfig;
@@ -375,28 +375,29 @@ impl Config {
         }
     }
 
-    /// The monitor configuration with its field values taken from the
-    /// referee's parameters, so monitors show the field the rules use.
-    pub fn monitor_config(&self) -> MonitorConfig {
+    /// The field values announced to monitors and written to the match
+    /// log, taken from the referee's parameters, so monitors show the
+    /// field the rules use.
+    pub fn field_params(&self) -> FieldParams {
         let r = &self.rules;
-        let mut m = self.monitor.clone();
-        let f = &mut m.field;
-        f.field_length = r.field_length;
-        f.field_width = r.field_width;
-        f.field_height = r.field_height;
-        f.goal_width = r.goal_width;
-        f.goal_depth = r.goal_depth;
-        f.goal_height = r.goal_height;
-        f.border_size = r.border_size;
-        f.free_kick_distance = r.free_kick_distance;
-        f.wait_before_kick_off = r.wait_before_kick_off;
-        f.agent_radius = r.agent_radius;
-        f.ball_radius = r.ball_radius;
-        f.ball_mass = r.ball_mass;
-        f.rule_goal_pause_time = r.goal_pause_time;
-        f.rule_kick_in_pause_time = r.kick_in_pause_time;
-        f.rule_half_time = r.half_time;
-        m
+        FieldParams {
+            field_length: r.field_length,
+            field_width: r.field_width,
+            field_height: r.field_height,
+            goal_width: r.goal_width,
+            goal_depth: r.goal_depth,
+            goal_height: r.goal_height,
+            border_size: r.border_size,
+            free_kick_distance: r.free_kick_distance,
+            wait_before_kick_off: r.wait_before_kick_off,
+            agent_radius: r.agent_radius,
+            ball_radius: r.ball_radius,
+            ball_mass: r.ball_mass,
+            rule_goal_pause_time: r.goal_pause_time,
+            rule_kick_in_pause_time: r.kick_in_pause_time,
+            rule_half_time: r.half_time,
+            ..FieldParams::default()
+        }
     }
 
     /// The robot model files the server uses: the built-in ones, with
@@ -503,6 +504,21 @@ mod tests {
     #[test]
     fn the_default_rules_describe_the_default_physics_field() {
         assert_eq!(Config::default().field_size(), FieldSize::default());
+    }
+
+    #[test]
+    fn monitors_are_told_the_field_of_the_rules() {
+        assert_eq!(Config::default().field_params(), FieldParams::default());
+        let cfg = Config::from_ron(
+            "(rules: (FieldLength: 24.0, GoalWidth: 1.8, RuleHalfTime: 120.0))",
+            "f.ron",
+        )
+        .expect("parses");
+        let f = cfg.field_params();
+        assert_eq!(
+            (f.field_length, f.goal_width, f.rule_half_time),
+            (24.0, 1.8, 120.0)
+        );
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! The `monitor:` section of `conf/server.ron`: monitor cadence, the match
-//! log, per-monitor limits, access control and the field values announced
-//! to monitors in the environment predicates.
+//! log, per-monitor limits and access control; and the field values
+//! announced to monitors in the environment predicates ([`FieldParams`],
+//! not part of the section: the server builds them from the `rules`
+//! section and hands them to the monitor server and the log beside the
+//! section).
 
 use std::path::PathBuf;
 
@@ -99,12 +102,6 @@ pub struct MonitorConfig {
     /// the whole server in the last minute (at most 30): guessing slows
     /// down for every connection at once. Default **1.0**; 0 = no delay.
     pub auth_failure_delay_secs: f32,
-    /// Field values announced in the environment predicates. Not read from
-    /// the file: the server fills them from the `rules` section
-    /// ([`crate::config::Config::monitor_config`]) so the field is
-    /// described once.
-    #[serde(skip)]
-    pub field: FieldParams,
 }
 
 impl Default for MonitorConfig {
@@ -128,16 +125,17 @@ impl Default for MonitorConfig {
             trainer_secret: None,
             max_auth_failures: 3,
             auth_failure_delay_secs: 1.0,
-            field: FieldParams::default(),
         }
     }
 }
 
 /// The values of the environment predicates (docs/protocol.md#environment-predicates) and
 /// the sizes used to build the static scene. Defaults are the stock 0.7.1
-/// values (30 × 20 m field).
-#[derive(Deserialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields, default)]
+/// values (30 × 20 m field). Not read from a configuration file: the
+/// server builds them from the `rules` section
+/// ([`crate::config::Config::field_params`]) so the field is described
+/// once.
+#[derive(Clone, Debug, PartialEq)]
 pub struct FieldParams {
     /// `FieldLength`, metres. Default **30**.
     pub field_length: f32,
@@ -212,7 +210,6 @@ mod tests {
         assert_eq!(cfg.monitor_step, 1);
         assert!(cfg.read_only);
         assert_eq!(cfg.log_step, 10);
-        assert_eq!(cfg.field, FieldParams::default());
         let cfg: MonitorConfig = ron::from_str("(log: Some(\"m.log.gz\"))").unwrap();
         assert_eq!(cfg.log.as_deref(), Some(std::path::Path::new("m.log.gz")));
         // The field comes from the rules section, not from here.

@@ -43,7 +43,7 @@ use tracing::{debug, info, info_span, warn, Instrument};
 
 use super::backlog::{peer_window, Backlog, Progress};
 use super::command::parse_commands;
-use super::config::MonitorConfig;
+use super::config::{FieldParams, MonitorConfig};
 use super::frame::{ConsumerState, FrameBuilder};
 use crate::command::trainer::{MonitorCommand, MonitorRequest};
 use crate::framing::{self, is_disconnect};
@@ -72,9 +72,10 @@ pub async fn serve(
     snapshots: SnapshotReceiver,
     commands: mpsc::Sender<MonitorRequest>,
     cfg: Arc<MonitorConfig>,
+    field: FieldParams,
     shutdown: impl Future<Output = ()>,
 ) {
-    let builder = Arc::new(FrameBuilder::new(&cfg.field));
+    let builder = Arc::new(FrameBuilder::new(&field));
     let conns = Connections::new("monitor");
     let mut slots = Slots::new(&cfg);
     // Connections that have ended, by id, to free their slots.
