@@ -120,7 +120,7 @@ fn scene_type_arg_deep_expression_from_an_agent_leaves_the_server_running() {
                     bind: [127, 0, 0, 1].into(),
                     sync_mode: false,
                     real_time: true,
-                    seed: 7,
+                    seed: Some(7),
                     ..Default::default()
                 };
                 let agents = tokio::net::TcpListener::bind("127.0.0.1:0")

@@ -89,11 +89,7 @@ pub async fn run_with(
     use driver::Outputs;
 
     cfg.validate("the configuration")?;
-    let seed = if cfg.seed == 0 {
-        rand::random::<u64>().max(1)
-    } else {
-        cfg.seed
-    };
+    let seed = cfg.seed.unwrap_or_else(crate::config::random_seed);
     info!(seed, "random seed (replay with --seed {seed})");
     let sim = crate::sim::cycle::Simulation::new(cfg.sim_config(), seed)?;
     let field = cfg.field_params();

@@ -39,7 +39,7 @@ pub struct MonitorConfig {
     /// socket. While they are all pending, that monitor skips snapshots
     /// and then gets the newest one (deltas are built against what it
     /// really received, so nothing is lost but smoothness). Default **1**;
-    /// 0 is treated as 1.
+    /// at least 1.
     pub queue_frames: usize,
     /// Close a monitor whose outbound queue has stayed full for this many
     /// wall-clock seconds. Default **`None`** = never: some clients connect
@@ -73,19 +73,19 @@ pub struct MonitorConfig {
     /// wait has run out, connections are closed at once until a slot frees.
     /// Default **3.0**.
     pub admission_wait_secs: f32,
-    /// Kernel send buffer of each monitor connection, bytes (0 = the
+    /// Kernel send buffer of each monitor connection, bytes (`None` = the
     /// system's, which grows to megabytes). Bounds what a monitor that
     /// does not read costs the server, and makes such a monitor's writes
     /// block soon. Default **65536** (several full states of a full match).
-    pub send_buffer_bytes: usize,
+    pub send_buffer_bytes: Option<usize>,
     /// Commands one monitor connection may have handled per monitor step
     /// (every `monitor_step` cycles, when a monitor message goes out, and
     /// at least every 40 ms while the simulation does not step); the
     /// server reads no further from that connection until then, so a
     /// flooding trainer slows down itself, not the simulation. A frame
     /// counts as at least one command. Default **32** (a trainer placing
-    /// 22 robots and the ball in one go needs 24); 0 = no limit.
-    pub commands_per_step: usize,
+    /// 22 robots and the ball in one go needs 24); `None` = no limit.
+    pub commands_per_step: Option<usize>,
     /// Refuse every state-changing command on the monitor port (with a log
     /// line); monitors can still watch and send `(reqfullstate)`. Default
     /// **false** (the reference accepts every command).
@@ -95,8 +95,9 @@ pub struct MonitorConfig {
     /// (RoboViz cannot authenticate, so it becomes read-only when set).
     pub trainer_secret: Option<String>,
     /// Wrong `(auth ...)` secrets one connection may send; the last one
-    /// closes it (after its delay, below). Default **3**; 0 = no limit.
-    pub max_auth_failures: u32,
+    /// closes it (after its delay, below). Default **3**; `None` = no
+    /// limit.
+    pub max_auth_failures: Option<u32>,
     /// A connection that sent a wrong secret is not read from for `n`
     /// times this many seconds, `n` being the number of wrong secrets on
     /// the whole server in the last minute (at most 30): guessing slows
@@ -119,11 +120,11 @@ impl Default for MonitorConfig {
             max_monitors: 64,
             evict_lag_secs: Some(1.0),
             admission_wait_secs: 3.0,
-            send_buffer_bytes: 64 * 1024,
-            commands_per_step: 32,
+            send_buffer_bytes: Some(64 * 1024),
+            commands_per_step: Some(32),
             read_only: false,
             trainer_secret: None,
-            max_auth_failures: 3,
+            max_auth_failures: Some(3),
             auth_failure_delay_secs: 1.0,
         }
     }
@@ -234,11 +235,11 @@ mod tests {
             max_monitors: 64,
             evict_lag_secs: Some(1.0),
             admission_wait_secs: 3.0,
-            send_buffer_bytes: 65536,
-            commands_per_step: 32,
+            send_buffer_bytes: Some(65536),
+            commands_per_step: Some(32),
             read_only: false,
             trainer_secret: None,
-            max_auth_failures: 3,
+            max_auth_failures: Some(3),
             auth_failure_delay_secs: 1.0,
         )"#;
         let cfg: MonitorConfig = ron::from_str(text).unwrap();
