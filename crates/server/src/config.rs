@@ -100,7 +100,8 @@ pub struct Config {
     /// milliseconds is left behind (logged): the cycles run without it
     /// until it sends something again, so a silent agent costs the others
     /// one timeout, not one per cycle. Default `None` = wait forever, as
-    /// the reference does.
+    /// the reference does. `0`, which elsewhere often means "no timeout",
+    /// would here mean not waiting at all, so it is refused.
     pub sync_timeout_ms: Option<u64>,
     /// Sync mode only: frames a new robot's agent may leave unanswered
     /// before the cycle waits for it. Default 0: no cycle runs ahead of a
@@ -763,6 +764,7 @@ mod tests {
             ("(monitor: (max_auth_failures: 0))", "max_auth_failures"),
             ("(monitor: (send_buffer_bytes: 0))", "send_buffer_bytes"),
             ("(vision: (interval: 0))", "interval"),
+            ("(sync_timeout_ms: 0)", "sync_timeout_ms"),
         ] {
             let err = Config::from_ron(text, "p.ron")
                 .expect_err("0 is not None")

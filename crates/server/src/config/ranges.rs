@@ -25,6 +25,14 @@ impl Config {
         if let Err(e) = switchable_secs("agent_idle_timeout_secs", self.agent_idle_timeout_secs) {
             return bad(e);
         }
+        if self.sync_timeout_ms == Some(0) {
+            // Not an old spelling of "off" (this key never had one), but
+            // what "no timeout" is written as elsewhere: here it would
+            // leave every agent behind at once.
+            let message = "sync_timeout_ms: 0 would wait for no agent at all; write \
+                           `sync_timeout_ms: None` to wait forever, or a number of milliseconds";
+            return bad(message.into());
+        }
         if let Err(e) = zero_is_not_none(
             "max_agent_bytes_per_sec",
             self.max_agent_bytes_per_sec,
