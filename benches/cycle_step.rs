@@ -11,7 +11,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use nalgebra::Vector3;
 use rcss3d::sim::model::ModelLibrary;
-use rcss3d::sim::world::{PhysicsConfig, World};
+use rcss3d::sim::world::{PhysicsConfig, World, DEFAULT_CYCLE_DT};
 
 /// Robots on the field (two full teams).
 const ROBOTS: usize = 22;
@@ -23,7 +23,7 @@ fn standing_world() -> World {
         Ok(l) => l,
         Err(e) => panic!("models: {e}"),
     };
-    let mut w = match World::new(&PhysicsConfig::default()) {
+    let mut w = match World::new(&PhysicsConfig::default(), DEFAULT_CYCLE_DT) {
         Ok(w) => w,
         Err(e) => panic!("world: {e}"),
     };

@@ -29,7 +29,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let cfg = Config {
         sync_mode: true,
         real_time: false,
-        seed: 7,
+        seed: Some(7),
         ..Config::default()
     };
     // Port 0: the system picks free ports, so several servers can run side

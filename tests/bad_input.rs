@@ -347,7 +347,7 @@ async fn a_team_beamed_onto_one_spot_stays_sane() {
 async fn a_flood_over_the_inbound_rate_closes_only_that_connection() {
     capture_logs();
     let server = TestServer::start(Config {
-        max_agent_bytes_per_sec: 20_000,
+        max_agent_bytes_per_sec: Some(20_000),
         max_agent_frame: 4096,
         ..test_config()
     })

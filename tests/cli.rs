@@ -463,6 +463,19 @@ fn a_match_log_that_cannot_be_created_is_one_error_naming_the_file_and_its_cause
     );
 }
 
+/// `--seed 0`, the old way to ask for a random seed, is refused before
+/// any port is bound rather than taken as the seed 0.
+#[test]
+fn seed_zero_is_refused_saying_how_to_get_a_random_one() {
+    let out = rcss3d(&["--seed", "0", "--no-user-config"]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--seed") && err.contains("leave --seed out"),
+        "{err}"
+    );
+}
+
 #[test]
 fn help_shows_the_defaults() {
     let out = rcss3d(&["--help"]);

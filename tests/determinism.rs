@@ -10,7 +10,7 @@ async fn scripted_match(seed: u64, cycles: usize, tag: &'static str) -> Vec<u8> 
     let dir = Scratch::new(&format!("det-{tag}"));
     let log = dir.0.join("match.log");
     let mut cfg = test_config();
-    cfg.seed = seed;
+    cfg.seed = Some(seed);
     cfg.sync_wait_for_agents = 4;
     cfg.monitor.log = Some(log.clone());
     cfg.rules.automatic_kick_off = true;
@@ -100,7 +100,7 @@ async fn staggered_join(seed: u64, tag: &str) -> Vec<u8> {
     let dir = Scratch::new(&format!("stagger-{tag}"));
     let log = dir.0.join("match.log");
     let mut cfg = test_config();
-    cfg.seed = seed;
+    cfg.seed = Some(seed);
     cfg.sync_wait_for_agents = 0;
     cfg.monitor.log = Some(log.clone());
     let server = TestServer::start(cfg).await;

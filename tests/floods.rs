@@ -633,7 +633,9 @@ async fn one_monitor_connection_holds_a_bounded_amount_of_memory() {
 async fn a_monitor_gets_a_bounded_number_of_commands_handled_and_killsim_still_arrives() {
     use rcss3d::monitor::{MonitorCommand, MonitorConfig};
     let cfg = MonitorConfig::default();
-    let budget = cfg.commands_per_step;
+    let budget = cfg
+        .commands_per_step
+        .expect("the default monitor has a command budget");
     // The test takes each command as soon as it is forwarded, so only the
     // monitor's budget slows them down.
     let mut server = monitor_util::MonitorFeed::start(cfg).await;

@@ -120,7 +120,7 @@ fn scene_type_arg_deep_expression_from_an_agent_leaves_the_server_running() {
                     bind: [127, 0, 0, 1].into(),
                     sync_mode: false,
                     real_time: true,
-                    seed: 7,
+                    seed: Some(7),
                     ..Default::default()
                 };
                 let agents = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -248,7 +248,7 @@ fn robots_started_inside_each_other() -> Result<f32, String> {
     use nalgebra::Vector3;
     use rcss3d::sim::world::World;
     let cfg = rcss3d::config::Config::embedded().expect("config");
-    let mut w = World::new(&cfg.physics).expect("world");
+    let mut w = World::new(&cfg.physics, cfg.step).expect("world");
     let lib = ModelLibrary::built_in().expect("models");
     for i in 0..12 {
         let m = lib

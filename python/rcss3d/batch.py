@@ -338,7 +338,7 @@ def load_spec(path: Union[str, "os.PathLike[str]"]) -> "tuple[List[Spec], Dict[s
             for r in range(repeat):
                 opts = dict(options)
                 spec_name = name if repeat == 1 else f"{name}-{r + 1}"
-                if repeat > 1 and "seed" in opts:
+                if repeat > 1 and opts.get("seed") is not None:
                     opts["seed"] = int(opts["seed"]) + r
                 if kind == "match":
                     specs.append(MatchSpec(spec_name, left, right, **opts))

@@ -57,7 +57,9 @@ class MatchResult:
     """The wall-clock limit ended it."""
     wall_time: float
     """Seconds from the server's start to the end of the cleanup."""
-    seed: int
+    seed: Optional[int]
+    """The run's seed (if the server never started: the one asked for, if
+    any)."""
     workdir: Path
     """The directory with the log, the server's stderr and each command's
     output."""
@@ -197,7 +199,7 @@ def _run(
     commands: List[str],
     *,
     sync: bool,
-    seed: int,
+    seed: Optional[int],
     config: Union[Mapping[str, Any], PathLike, None],
     wall_clock_limit: float,
     workdir: Optional[PathLike],
@@ -311,7 +313,7 @@ def run_match(
     right: Optional[Commands] = None,
     *,
     sync: bool = False,
-    seed: int = 0,
+    seed: Optional[int] = None,
     config: Union[Mapping[str, Any], PathLike, None] = None,
     half_time: Optional[float] = None,
     wall_clock_limit: float = 1200.0,
@@ -373,7 +375,7 @@ def run_trial(
     trainer: Optional[Callable[[Monitor, Server], Any]] = None,
     until: Optional[Callable[[GameState], bool]] = None,
     sync: bool = True,
-    seed: int = 0,
+    seed: Optional[int] = None,
     config: Union[Mapping[str, Any], PathLike, None] = None,
     half_time: Optional[float] = None,
     wall_clock_limit: float = 300.0,

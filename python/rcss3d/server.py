@@ -116,8 +116,8 @@ class Server:
     >>> s.results.score_left
 
     ``sync``: agentSyncMode (and no real-time timer unless ``real_time``);
-    ``seed``: the server's seed (0 = random; the one drawn is in
-    :attr:`seed`); ``config``: settings as a mapping (written as a RON file,
+    ``seed``: the server's seed, at least 1 (``None``: the server draws
+    one, which is in :attr:`seed`); ``config``: settings as a mapping (written as a RON file,
     see ``conf/server.ron`` for every key) or the path of a RON file;
     ``log``: the match log's path (``.gz`` for gzip), ``True`` for
     ``match.log.gz`` in :attr:`workdir`, ``None`` for no log; ``host``: the
@@ -133,7 +133,7 @@ class Server:
         *,
         sync: bool = False,
         real_time: Optional[bool] = None,
-        seed: int = 0,
+        seed: Optional[int] = None,
         config: Union[Mapping[str, Any], PathLike, None] = None,
         log: Union[PathLike, bool, None] = None,
         host: str = "127.0.0.1",
@@ -196,7 +196,7 @@ class Server:
 
     @property
     def seed(self) -> int:
-        """The seed of the run (drawn by the server when 0 was asked)."""
+        """The seed of the run (drawn by the server when none was asked)."""
         return self._announced().seed
 
     @property
@@ -234,12 +234,12 @@ class Server:
             "0",
             "--monitor-port",
             "0",
-            "--seed",
-            str(self.requested_seed),
             "--results",
             str(self.results_path),
             "--stop-with-stdin",
         ]
+        if self.requested_seed is not None:
+            cmd += ["--seed", str(self.requested_seed)]
         if not self.user_config:
             cmd.append("--no-user-config")
         if self.sync:

@@ -89,6 +89,18 @@ def test_results_config_and_log_after_stop(tmp_path: Path) -> None:
     assert "valid gzip match log" in out.stdout
 
 
+def test_without_a_seed_the_server_draws_one_and_a_configured_seed_counts() -> None:
+    with rcss3d.Server() as s:
+        assert "--seed" not in s.command()
+        assert s.seed >= 1
+    # No --seed on the command line: the configuration's seed is the run's.
+    with rcss3d.Server(config={"seed": 12}) as s:
+        assert s.seed == 12
+    with pytest.raises(rcss3d.ServerError) as e:
+        rcss3d.Server(seed=0).start()
+    assert "--seed" in str(e.value)
+
+
 def test_a_bad_configuration_is_one_clear_error() -> None:
     with pytest.raises(rcss3d.ServerError) as e:
         rcss3d.Server(config={"no_such_key": 1}).start()

@@ -22,7 +22,7 @@ use crate::harness::TestServer;
 fn real_time() -> Config {
     Config {
         bind: [127, 0, 0, 1].into(),
-        seed: 7,
+        seed: Some(7),
         ..Config::default()
     }
 }
@@ -254,7 +254,7 @@ async fn play_mode_is(addr: std::net::SocketAddr, mode: PlayMode) -> bool {
 async fn wrong_trainer_secrets_are_slowed_down_and_cut_off() {
     let mut cfg = real_time();
     cfg.monitor.trainer_secret = Some("right".into());
-    cfg.monitor.max_auth_failures = 3;
+    cfg.monitor.max_auth_failures = Some(3);
     cfg.monitor.auth_failure_delay_secs = 0.2;
     let server = TestServer::start(cfg).await;
     let addr = server.monitor_addr;

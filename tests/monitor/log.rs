@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use rcss3d::monitor::client::{validate_message, TrackedScene};
 use rcss3d::monitor::log::{LogReader, SCENE_CHANGE_FULL_STATE_GAP};
-use rcss3d::monitor::{FrameKind, LogWriter, MatchSummary, MonitorConfig};
+use rcss3d::monitor::{FieldParams, FrameKind, LogWriter, MatchSummary, MonitorConfig};
 use rcss3d::rules::{PlayMode, Side};
 use rcss3d::sim::snapshot::{FoulRecord, WorldSnapshot};
 
@@ -80,7 +80,7 @@ impl Write for Shared {
 /// Writes the scripted match with the default cadence (every 10th cycle).
 fn write_log(cfg: &MonitorConfig, seed: u64) -> Vec<u8> {
     let out = Shared::default();
-    let mut w = LogWriter::to_writer(Box::new(out.clone()), cfg, seed);
+    let mut w = LogWriter::to_writer(Box::new(out.clone()), cfg, &FieldParams::default(), seed);
     let snaps = scripted_match();
     for s in snaps
         .iter()
@@ -226,7 +226,7 @@ fn gzip_logs_decompress_and_are_deterministic() {
     let mut files = Vec::new();
     for k in 0..2 {
         let path = dir.join(format!("m{k}.log"));
-        let mut w = LogWriter::create(&path, &cfg, 7).unwrap();
+        let mut w = LogWriter::create(&path, &cfg, &FieldParams::default(), 7).unwrap();
         assert_eq!(w.path(), dir.join(format!("m{k}.log.gz")));
         let snaps = scripted_match();
         for s in snaps.iter().filter(|s| s.cycle % 10 == 0) {
@@ -258,7 +258,7 @@ fn a_running_log_holds_only_complete_lines() {
             ..MonitorConfig::default()
         };
         let path = dir.join("live.log");
-        let mut handle = LogWriter::spawn(&path, &cfg, 3).unwrap();
+        let mut handle = LogWriter::spawn(&path, &cfg, &FieldParams::default(), 3).unwrap();
         let real = if compress {
             dir.join("live.log.gz")
         } else {
@@ -342,7 +342,12 @@ fn match_summary_text() {
 fn log_lines_match_the_reference_log() {
     let reference = crate::util::transcript("sync_sparkmonitor_log_first8.txt");
     let out = Shared::default();
-    let mut w = LogWriter::to_writer(Box::new(out.clone()), &MonitorConfig::default(), 5);
+    let mut w = LogWriter::to_writer(
+        Box::new(out.clone()),
+        &MonitorConfig::default(),
+        &FieldParams::default(),
+        5,
+    );
     for c in [0u64, 10, 20] {
         w.write_frame(&snapshot(c, [0.0, 0.0], vec![])).unwrap();
     }

@@ -14,7 +14,7 @@ use crate::harness::{capture_logs, wait_for_log, TestAgent, TestServer};
 fn config() -> Config {
     Config {
         bind: [127, 0, 0, 1].into(),
-        seed: 11,
+        seed: Some(11),
         // Room for the long names of the test in one agent frame.
         max_agent_frame: 64 << 10,
         ..Config::default()

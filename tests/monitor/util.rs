@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
-use rcss3d::monitor::{serve, MonitorConfig, MonitorRequest};
+use rcss3d::monitor::{serve, FieldParams, MonitorConfig, MonitorRequest};
 use rcss3d::rules::{PlayMode, Side};
 use rcss3d::sim::snapshot::{GameSnapshot, PartPose, RobotSnapshot, WorldSnapshot};
 use tokio::net::TcpListener;
@@ -151,6 +151,7 @@ impl MonitorFeed {
             snap_rx,
             cmd_tx,
             Arc::new(cfg),
+            FieldParams::default(),
             async move {
                 let _ = stop_rx.await;
             },

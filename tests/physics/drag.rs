@@ -7,7 +7,7 @@
 //! down by exactly that fraction per step.
 
 use nalgebra::{Isometry3, Vector3};
-use rcss3d::sim::world::{PhysicsConfig, World};
+use rcss3d::sim::world::{PhysicsConfig, World, DEFAULT_CYCLE_DT};
 
 use super::util::{model, world_with};
 use rcss3d_tools::replay::{apply, gaits_dir, start, Scenario};
@@ -59,7 +59,7 @@ fn a_robot_spinning_in_the_air_slows_at_its_parts_drag() {
         .map(|p| cfg.drag.part_angular + cfg.drag.part_linear * r2(&p.pos))
         .sum();
     // The drag is explicit (from the velocity each step starts with).
-    let per_step = 1.0 - cfg.cycle_dt * braking / inertia;
+    let per_step = 1.0 - DEFAULT_CYCLE_DT * braking / inertia;
     let steps = 5;
     let expected = per_step.powi(steps as i32);
 

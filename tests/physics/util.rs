@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use nalgebra::Vector3;
-use rcss3d::sim::world::{PhysicsConfig, RobotHandle, World};
+use rcss3d::sim::world::{PhysicsConfig, RobotHandle, World, DEFAULT_CYCLE_DT};
 
 /// The reference data copied into the repository (`tests/data/reference`).
 pub fn reference_dir() -> PathBuf {
@@ -17,7 +17,7 @@ pub fn world() -> World {
 }
 
 pub fn world_with(cfg: &PhysicsConfig) -> World {
-    match World::new(cfg) {
+    match World::new(cfg, DEFAULT_CYCLE_DT) {
         Ok(w) => w,
         Err(e) => panic!("World::new: {e}"),
     }

@@ -42,7 +42,7 @@ pub fn test_config() -> Config {
         bind: [127, 0, 0, 1].into(),
         sync_mode: true,
         real_time: false,
-        seed: 42,
+        seed: Some(42),
         sync_wait_for_agents: 1,
         ..Config::default()
     }

@@ -42,7 +42,7 @@ async fn stopping_the_server_joins_every_connection_task() {
         // Longer than the test: the viewer that stops reading is not
         // given up on for that.
         stall_timeout: Duration::from_secs(600),
-        send_buffer_bytes: 4096,
+        send_buffer_bytes: Some(4096),
         ..WebConfig::default()
     };
     let server = WebServer::start(test_config(), web).await;

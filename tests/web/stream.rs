@@ -339,7 +339,7 @@ async fn many_viewers_and_one_that_never_reads_do_not_slow_the_simulation() {
     // test (one robot makes about 20 kB/s of frames).
     let web = WebConfig {
         stall_timeout: Duration::from_secs(1),
-        send_buffer_bytes: 8 * 1024,
+        send_buffer_bytes: Some(8 * 1024),
         ..WebConfig::default()
     };
     let server = WebServer::start(cfg, web).await;

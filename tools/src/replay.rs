@@ -19,7 +19,9 @@ use std::sync::{Arc, OnceLock};
 
 use nalgebra::{Isometry3, Matrix3, Rotation3, UnitQuaternion, Vector3};
 use rcss3d::sim::model::{ModelLibrary, RobotModel};
-use rcss3d::sim::world::{joint_drift, PhysicsConfig, RobotHandle, RobotState, World};
+use rcss3d::sim::world::{
+    joint_drift, PhysicsConfig, RobotHandle, RobotState, World, DEFAULT_CYCLE_DT,
+};
 
 mod report;
 
@@ -235,7 +237,7 @@ pub fn start(cfg: &PhysicsConfig, script: &Script) -> (World, RobotHandle) {
 /// x axis: the same physics on the flat field, with other rounding, so a
 /// replay's sensitivity to the smallest disturbance can be measured.
 pub fn start_shifted(cfg: &PhysicsConfig, script: &Script, shift: f32) -> (World, RobotHandle) {
-    let mut w = match World::new(cfg) {
+    let mut w = match World::new(cfg, DEFAULT_CYCLE_DT) {
         Ok(w) => w,
         Err(e) => panic!("World::new: {e}"),
     };

@@ -101,6 +101,16 @@ fn defaults() -> &'static Config {
     DEFAULTS.get_or_init(|| Config::embedded().unwrap_or_default())
 }
 
+/// `--seed N`. A run without a seed draws one (leave the flag out); `0`,
+/// the older spelling of that, is refused rather than taken as a seed.
+fn parse_seed(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(0) => Err("0 no longer draws a random seed: leave --seed out for that".to_owned()),
+        Ok(seed) => Ok(seed),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// `help` text ending in the embedded default of a setting; a `--config`
 /// file's value replaces that default, a flag overrides both.
 fn with_default(help: &str, default: impl std::fmt::Display) -> String {
@@ -154,9 +164,12 @@ struct ServerArgs {
     #[arg(
         long,
         value_name = "N",
+        value_parser = parse_seed,
         help = with_default(
-            "Seed of the server RNG (0 = random, printed at start)",
-            defaults().seed,
+            "Seed of the server RNG, at least 1",
+            defaults()
+                .seed
+                .map_or_else(|| "random, printed at start".to_owned(), |s| s.to_string()),
         )
     )]
     seed: Option<u64>,
@@ -422,7 +435,7 @@ fn config_from(args: &ServerArgs) -> Result<LoadedConfig> {
         cfg.real_time = true;
     }
     if let Some(s) = args.seed {
-        cfg.seed = s;
+        cfg.seed = Some(s);
     }
     if let Some(l) = &args.log {
         cfg.monitor.log = Some(l.clone());
@@ -517,9 +530,7 @@ fn run_server(program: Program, args: &ServerArgs, skipped: &[String]) -> Result
     log_sources(&loaded, &ignored);
     let mut cfg = loaded.config;
     // Drawn here so that the ready line can name it.
-    if cfg.seed == 0 {
-        cfg.seed = rand::random::<u64>().max(1);
-    }
+    let seed = *cfg.seed.get_or_insert_with(crate::config::random_seed);
     let cfg = Arc::new(cfg);
     runtime()?.block_on(async {
         let mut extensions = Vec::new();
@@ -555,7 +566,7 @@ fn run_server(program: Program, args: &ServerArgs, skipped: &[String]) -> Result
             "{} listening",
             program.name()
         );
-        Ready::new(agent_addr, monitor_addr, web_addr, cfg.seed)
+        Ready::new(agent_addr, monitor_addr, web_addr, seed)
             .announce(args.launch.ready_file.as_deref())?;
         let stop_with_stdin = args.launch.stop_with_stdin;
         let shutdown = async move {

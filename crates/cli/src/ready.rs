@@ -60,7 +60,8 @@ pub struct Ready {
     pub bind: IpAddr,
     /// The server's process id.
     pub pid: u32,
-    /// The seed of the run (drawn at start when the configuration says 0).
+    /// The seed of the run (drawn at start when the configuration names
+    /// none).
     pub seed: u64,
 }
 

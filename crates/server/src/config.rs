@@ -29,7 +29,7 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::app::latency::LatencyConfig;
-use crate::monitor::MonitorConfig;
+use crate::monitor::{FieldParams, MonitorConfig};
 use crate::perception::vision::{FieldGeometry, VisionConfig};
 use crate::rules::teams::TeamsConfig;
 use crate::rules::RulesConfig;
@@ -100,7 +100,8 @@ pub struct Config {
     /// milliseconds is left behind (logged): the cycles run without it
     /// until it sends something again, so a silent agent costs the others
     /// one timeout, not one per cycle. Default `None` = wait forever, as
-    /// the reference does.
+    /// the reference does. `0`, which elsewhere often means "no timeout",
+    /// would here mean not waiting at all, so it is refused.
     pub sync_timeout_ms: Option<u64>,
     /// Sync mode only: frames a new robot's agent may leave unanswered
     /// before the cycle waits for it. Default 0: no cycle runs ahead of a
@@ -116,8 +117,9 @@ pub struct Config {
     /// every time however fast its agents connect. Default 0 (off).
     pub sync_wait_for_agents: usize,
     /// Seed of the server's single RNG (vision noise, beam noise, referee).
-    /// Default 0 = draw a random seed at start (printed and logged).
-    pub seed: u64,
+    /// Default `None` = draw a random seed at start (printed and logged;
+    /// never 0, so it can be given back with `--seed`).
+    pub seed: Option<u64>,
     /// Largest accepted inbound frame from an agent, bytes; bigger frames
     /// close the connection. Default 16 KiB: real agents send under 2 kB a
     /// cycle (FCPCodebase about 500 bytes: 24 joints, `say`, `syn`), and
@@ -141,9 +143,9 @@ pub struct Config {
     pub agent_queue: usize,
     /// Inbound bytes per second one agent connection may send on average
     /// (bursts up to one second's worth, at least one largest frame); a
-    /// client over it is disconnected with a log line. 0 = no limit.
+    /// client over it is disconnected with a log line. `None` = no limit.
     /// Default 16 MiB/s (a real agent sends < 100 kB/s in real time).
-    pub max_agent_bytes_per_sec: u64,
+    pub max_agent_bytes_per_sec: Option<u64>,
     /// A directory of the user's own robot model files, laid over the
     /// built-in ones (a file there adds a robot variant or replaces the
     /// built-in file of the same path, e.g. `rsg/agent/nao/nao.rsg`).
@@ -178,12 +180,12 @@ impl Default for Config {
             sync_timeout_ms: None,
             sync_grace_frames: 0,
             sync_wait_for_agents: 0,
-            seed: 0,
+            seed: None,
             max_agent_frame: 16 << 10,
             max_agents: 64,
             agent_idle_timeout_secs: Some(5.0),
             agent_queue: 64,
-            max_agent_bytes_per_sec: 16 << 20,
+            max_agent_bytes_per_sec: Some(16 << 20),
             models_dir: None,
             physics: PhysicsConfig::default(),
             vision: VisionConfig::default(),
@@ -375,28 +377,29 @@ impl Config {
         }
     }
 
-    /// The monitor configuration with its field values taken from the
-    /// referee's parameters, so monitors show the field the rules use.
-    pub fn monitor_config(&self) -> MonitorConfig {
+    /// The field values announced to monitors and written to the match
+    /// log, taken from the referee's parameters, so monitors show the
+    /// field the rules use.
+    pub fn field_params(&self) -> FieldParams {
         let r = &self.rules;
-        let mut m = self.monitor.clone();
-        let f = &mut m.field;
-        f.field_length = r.field_length;
-        f.field_width = r.field_width;
-        f.field_height = r.field_height;
-        f.goal_width = r.goal_width;
-        f.goal_depth = r.goal_depth;
-        f.goal_height = r.goal_height;
-        f.border_size = r.border_size;
-        f.free_kick_distance = r.free_kick_distance;
-        f.wait_before_kick_off = r.wait_before_kick_off;
-        f.agent_radius = r.agent_radius;
-        f.ball_radius = r.ball_radius;
-        f.ball_mass = r.ball_mass;
-        f.rule_goal_pause_time = r.goal_pause_time;
-        f.rule_kick_in_pause_time = r.kick_in_pause_time;
-        f.rule_half_time = r.half_time;
-        m
+        FieldParams {
+            field_length: r.field_length,
+            field_width: r.field_width,
+            field_height: r.field_height,
+            goal_width: r.goal_width,
+            goal_depth: r.goal_depth,
+            goal_height: r.goal_height,
+            border_size: r.border_size,
+            free_kick_distance: r.free_kick_distance,
+            wait_before_kick_off: r.wait_before_kick_off,
+            agent_radius: r.agent_radius,
+            ball_radius: r.ball_radius,
+            ball_mass: r.ball_mass,
+            rule_goal_pause_time: r.goal_pause_time,
+            rule_kick_in_pause_time: r.kick_in_pause_time,
+            rule_half_time: r.half_time,
+            ..FieldParams::default()
+        }
     }
 
     /// The robot model files the server uses: the built-in ones, with
@@ -417,6 +420,13 @@ impl std::fmt::Display for SourceReport {
             write!(f, "{}: {}", self.origin, self.settings.join(", "))
         }
     }
+}
+
+/// A seed for a run whose configuration names none. Never 0, which a
+/// configuration refuses, so the seed printed at start can be given back
+/// with `--seed` or `seed:` to replay the run.
+pub fn random_seed() -> u64 {
+    rand::random::<u64>().max(1)
 }
 
 /// Bytes a configuration file (`server.ron`, `spark.rb`) may hold; ours
@@ -506,6 +516,21 @@ mod tests {
     }
 
     #[test]
+    fn monitors_are_told_the_field_of_the_rules() {
+        assert_eq!(Config::default().field_params(), FieldParams::default());
+        let cfg = Config::from_ron(
+            "(rules: (FieldLength: 24.0, GoalWidth: 1.8, RuleHalfTime: 120.0))",
+            "f.ron",
+        )
+        .expect("parses");
+        let f = cfg.field_params();
+        assert_eq!(
+            (f.field_length, f.goal_width, f.rule_half_time),
+            (24.0, 1.8, 120.0)
+        );
+    }
+
+    #[test]
     fn embedded_defaults_equal_code_defaults() {
         let file = Config::embedded().expect("embedded config parses");
         let code = Config::default();
@@ -538,7 +563,7 @@ mod tests {
     fn partial_file_keeps_defaults_and_ranges_checked() {
         let cfg = Config::from_ron("(sync_mode: true, seed: 7)", "y.ron").expect("parses");
         assert!(cfg.sync_mode);
-        assert_eq!(cfg.seed, 7);
+        assert_eq!(cfg.seed, Some(7));
         assert_eq!(cfg.agent_port, 3100);
         let err = Config::from_ron("(step: 0.0)", "z.ron").expect_err("bad step");
         assert!(err.to_string().starts_with("z.ron: step"), "{err}");
@@ -620,7 +645,7 @@ mod tests {
         assert_eq!(cfg.vision.h_view_cone, 360);
         assert_eq!(cfg.vision.v_view_cone, 120);
         assert!(!cfg.vision.add_noise);
-        assert_eq!(cfg.seed, 9);
+        assert_eq!(cfg.seed, Some(9));
         assert_eq!(cfg.physics.solver.substeps, 2);
         assert_eq!(
             cfg.physics.solver.internal_pgs_iterations, 100,
@@ -728,6 +753,63 @@ mod tests {
         .expect("None is off");
         assert_eq!(off.agent_idle_timeout(), None);
         assert_eq!(off.monitor.evict_lag_secs, None);
+    }
+
+    #[test]
+    fn a_limit_or_sentinel_spelled_with_the_old_zero_is_refused_naming_its_key() {
+        for (text, key) in [
+            ("(max_agent_bytes_per_sec: 0)", "max_agent_bytes_per_sec"),
+            ("(seed: 0)", "seed"),
+            ("(monitor: (commands_per_step: 0))", "commands_per_step"),
+            ("(monitor: (max_auth_failures: 0))", "max_auth_failures"),
+            ("(monitor: (send_buffer_bytes: 0))", "send_buffer_bytes"),
+            ("(vision: (interval: 0))", "interval"),
+            ("(sync_timeout_ms: 0)", "sync_timeout_ms"),
+        ] {
+            let err = Config::from_ron(text, "p.ron")
+                .expect_err("0 is not None")
+                .to_string();
+            assert!(
+                err.starts_with("p.ron: ") && err.contains(key) && err.contains("None"),
+                "{text}: {err}"
+            );
+        }
+        let none = Config::from_ron(
+            "(max_agent_bytes_per_sec: None, seed: None, vision: (interval: None), \
+             monitor: (commands_per_step: None, max_auth_failures: None, send_buffer_bytes: None))",
+            "p.ron",
+        )
+        .expect("None is the spelling");
+        assert_eq!(none.max_agent_bytes_per_sec, None);
+        assert_eq!(none.seed, None);
+        assert_eq!(none.vision.interval, None);
+        let m = &none.monitor;
+        assert_eq!(
+            (
+                m.commands_per_step,
+                m.max_auth_failures,
+                m.send_buffer_bytes
+            ),
+            (None, None, None)
+        );
+        let plain = Config::from_ron(
+            "(max_agent_bytes_per_sec: 1000, seed: 1, vision: (interval: 1), \
+             monitor: (commands_per_step: 1, max_auth_failures: 1, send_buffer_bytes: 4096))",
+            "p.ron",
+        )
+        .expect("plain values");
+        assert_eq!(plain.max_agent_bytes_per_sec, Some(1000));
+        assert_eq!(plain.seed, Some(1));
+        assert_eq!(plain.vision.interval, Some(1));
+        let m = &plain.monitor;
+        assert_eq!(
+            (
+                m.commands_per_step,
+                m.max_auth_failures,
+                m.send_buffer_bytes
+            ),
+            (Some(1), Some(1), Some(4096))
+        );
     }
 
     #[test]

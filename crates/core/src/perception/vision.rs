@@ -85,9 +85,9 @@ pub struct VisionConfig {
     /// Stock: false.
     pub sense_ball_pos: bool,
     /// `See` is sent when the connection's perception counter is a multiple
-    /// of this ([`VisionConfig::is_vision_cycle`]); 0 switches vision off.
-    /// Stock: 3.
-    pub interval: u32,
+    /// of this ([`VisionConfig::is_vision_cycle`]); `None` switches vision
+    /// off. Stock: 3.
+    pub interval: Option<u32>,
     /// Points whose calibration-shifted distance is at most this (metres)
     /// are not reported; this hides the observer's own head. Stock: 0.1.
     pub min_distance: f32,
@@ -107,7 +107,7 @@ impl Default for VisionConfig {
             sense_my_pos: false,
             sense_my_orien: false,
             sense_ball_pos: false,
-            interval: 3,
+            interval: Some(3),
             min_distance: 0.1,
         }
     }
@@ -116,9 +116,10 @@ impl Default for VisionConfig {
 impl VisionConfig {
     /// Whether the perception built when the connection's counter is `k`
     /// (0 for the cycle the connection was accepted) contains
-    /// `See`. Always false when `interval` is 0.
+    /// `See`. Always false when `interval` is `None` (and for an interval
+    /// of 0, which the server's configuration refuses).
     pub fn is_vision_cycle(&self, k: u64) -> bool {
-        self.interval != 0 && k.is_multiple_of(u64::from(self.interval))
+        matches!(self.interval, Some(n) if n > 0 && k.is_multiple_of(u64::from(n)))
     }
 
     /// Half of the horizontal view cone in whole degrees (the integer half, as

@@ -21,7 +21,7 @@ pub struct SimConfig {
     /// Agents that must have sent `scene` before the first cycle with
     /// agents runs (sync mode), at least 1.
     pub sync_wait_for_agents: usize,
-    /// The physics world (its `cycle_dt` is set from `step`).
+    /// The physics world (built to step by `step`).
     pub physics: PhysicsConfig,
     /// Vision.
     pub vision: VisionConfig,

@@ -89,18 +89,15 @@ pub async fn run_with(
     use driver::Outputs;
 
     cfg.validate("the configuration")?;
-    let seed = if cfg.seed == 0 {
-        rand::random::<u64>().max(1)
-    } else {
-        cfg.seed
-    };
+    let seed = cfg.seed.unwrap_or_else(crate::config::random_seed);
     info!(seed, "random seed (replay with --seed {seed})");
     let sim = crate::sim::cycle::Simulation::new(cfg.sim_config(), seed)?;
-    let monitor_cfg = cfg.monitor_config();
-    let log = match &monitor_cfg.log {
+    let field = cfg.field_params();
+    let log = match &cfg.monitor.log {
         Some(path) => Some(crate::monitor::log::LogWriter::spawn(
             path,
-            &monitor_cfg,
+            &cfg.monitor,
+            &field,
             seed,
         )?),
         None => None,
@@ -154,7 +151,8 @@ pub async fn run_with(
         monitors,
         snap_rx,
         mon_tx,
-        Arc::new(monitor_cfg.clone()),
+        Arc::new(cfg.monitor.clone()),
+        field,
         async move {
             let _ = mon_stop.wait_for(|s| *s).await;
         },
@@ -188,7 +186,7 @@ pub async fn run_with(
     let summary = summary.map_err(|_| ServerError::ThreadPanicked)?;
     // The results summary a tournament script wants, in a file if
     // configured (the binary prints it).
-    if let Some(path) = &monitor_cfg.summary_path {
+    if let Some(path) = &cfg.monitor.summary_path {
         if let Err(e) = summary.results.write_file(path) {
             warn!(path = %path.display(), cause = %e, "cannot write the results summary");
         }

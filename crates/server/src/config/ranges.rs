@@ -25,6 +25,24 @@ impl Config {
         if let Err(e) = switchable_secs("agent_idle_timeout_secs", self.agent_idle_timeout_secs) {
             return bad(e);
         }
+        if self.sync_timeout_ms == Some(0) {
+            // Not an old spelling of "off" (this key never had one), but
+            // what "no timeout" is written as elsewhere: here it would
+            // leave every agent behind at once.
+            let message = "sync_timeout_ms: 0 would wait for no agent at all; write \
+                           `sync_timeout_ms: None` to wait forever, or a number of milliseconds";
+            return bad(message.into());
+        }
+        if let Err(e) = zero_is_not_none(
+            "max_agent_bytes_per_sec",
+            self.max_agent_bytes_per_sec,
+            "no limit",
+        ) {
+            return bad(e);
+        }
+        if let Err(e) = zero_is_not_none("seed", self.seed, "a random seed") {
+            return bad(e);
+        }
         if self.agent_queue == 0 {
             return bad("agent_queue must be >= 1".into());
         }
@@ -69,7 +87,22 @@ impl Config {
             }
         }
         switchable_secs("stall_timeout_secs", m.stall_timeout_secs)?;
-        switchable_secs("evict_lag_secs", m.evict_lag_secs)
+        switchable_secs("evict_lag_secs", m.evict_lag_secs)?;
+        zero_is_not_none(
+            "commands_per_step",
+            m.commands_per_step.map(|n| n as u64),
+            "no limit",
+        )?;
+        zero_is_not_none(
+            "max_auth_failures",
+            m.max_auth_failures.map(u64::from),
+            "no limit",
+        )?;
+        zero_is_not_none(
+            "send_buffer_bytes",
+            m.send_buffer_bytes.map(|n| n as u64),
+            "the system's buffer",
+        )
     }
 
     /// The physics solver's counts that must be at least 1.
@@ -93,9 +126,10 @@ impl Config {
         Ok(())
     }
 
-    /// Vision's angles and noise.
+    /// Vision's angles, noise and interval.
     fn vision_ranges(&self) -> Result<(), String> {
         let v = &self.vision;
+        zero_is_not_none("interval", v.interval.map(u64::from), "no vision")?;
         if v.h_view_cone > 360 || v.v_view_cone > 360 {
             return Err(format!(
                 "view cones must be at most 360 degrees, got {} x {}",
@@ -114,6 +148,18 @@ impl Config {
             }
         }
         Ok(())
+    }
+}
+
+/// A setting whose `None` means `none_means` (no limit, the system's
+/// value, ...), which `0` used to mean: the old spelling is refused with a
+/// message saying so rather than read as a zero.
+fn zero_is_not_none(key: &str, value: Option<u64>, none_means: &str) -> Result<(), String> {
+    match value {
+        Some(0) => Err(format!(
+            "{key}: 0 no longer means {none_means}; write `{key}: None`"
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -1,6 +1,9 @@
 //! The `monitor:` section of `conf/server.ron`: monitor cadence, the match
-//! log, per-monitor limits, access control and the field values announced
-//! to monitors in the environment predicates.
+//! log, per-monitor limits and access control; and the field values
+//! announced to monitors in the environment predicates ([`FieldParams`],
+//! not part of the section: the server builds them from the `rules`
+//! section and hands them to the monitor server and the log beside the
+//! section).
 
 use std::path::PathBuf;
 
@@ -36,7 +39,7 @@ pub struct MonitorConfig {
     /// socket. While they are all pending, that monitor skips snapshots
     /// and then gets the newest one (deltas are built against what it
     /// really received, so nothing is lost but smoothness). Default **1**;
-    /// 0 is treated as 1.
+    /// at least 1.
     pub queue_frames: usize,
     /// Close a monitor whose outbound queue has stayed full for this many
     /// wall-clock seconds. Default **`None`** = never: some clients connect
@@ -70,19 +73,19 @@ pub struct MonitorConfig {
     /// wait has run out, connections are closed at once until a slot frees.
     /// Default **3.0**.
     pub admission_wait_secs: f32,
-    /// Kernel send buffer of each monitor connection, bytes (0 = the
+    /// Kernel send buffer of each monitor connection, bytes (`None` = the
     /// system's, which grows to megabytes). Bounds what a monitor that
     /// does not read costs the server, and makes such a monitor's writes
     /// block soon. Default **65536** (several full states of a full match).
-    pub send_buffer_bytes: usize,
+    pub send_buffer_bytes: Option<usize>,
     /// Commands one monitor connection may have handled per monitor step
     /// (every `monitor_step` cycles, when a monitor message goes out, and
     /// at least every 40 ms while the simulation does not step); the
     /// server reads no further from that connection until then, so a
     /// flooding trainer slows down itself, not the simulation. A frame
     /// counts as at least one command. Default **32** (a trainer placing
-    /// 22 robots and the ball in one go needs 24); 0 = no limit.
-    pub commands_per_step: usize,
+    /// 22 robots and the ball in one go needs 24); `None` = no limit.
+    pub commands_per_step: Option<usize>,
     /// Refuse every state-changing command on the monitor port (with a log
     /// line); monitors can still watch and send `(reqfullstate)`. Default
     /// **false** (the reference accepts every command).
@@ -92,19 +95,14 @@ pub struct MonitorConfig {
     /// (RoboViz cannot authenticate, so it becomes read-only when set).
     pub trainer_secret: Option<String>,
     /// Wrong `(auth ...)` secrets one connection may send; the last one
-    /// closes it (after its delay, below). Default **3**; 0 = no limit.
-    pub max_auth_failures: u32,
+    /// closes it (after its delay, below). Default **3**; `None` = no
+    /// limit.
+    pub max_auth_failures: Option<u32>,
     /// A connection that sent a wrong secret is not read from for `n`
     /// times this many seconds, `n` being the number of wrong secrets on
     /// the whole server in the last minute (at most 30): guessing slows
     /// down for every connection at once. Default **1.0**; 0 = no delay.
     pub auth_failure_delay_secs: f32,
-    /// Field values announced in the environment predicates. Not read from
-    /// the file: the server fills them from the `rules` section
-    /// ([`crate::config::Config::monitor_config`]) so the field is
-    /// described once.
-    #[serde(skip)]
-    pub field: FieldParams,
 }
 
 impl Default for MonitorConfig {
@@ -122,22 +120,23 @@ impl Default for MonitorConfig {
             max_monitors: 64,
             evict_lag_secs: Some(1.0),
             admission_wait_secs: 3.0,
-            send_buffer_bytes: 64 * 1024,
-            commands_per_step: 32,
+            send_buffer_bytes: Some(64 * 1024),
+            commands_per_step: Some(32),
             read_only: false,
             trainer_secret: None,
-            max_auth_failures: 3,
+            max_auth_failures: Some(3),
             auth_failure_delay_secs: 1.0,
-            field: FieldParams::default(),
         }
     }
 }
 
 /// The values of the environment predicates (docs/protocol.md#environment-predicates) and
 /// the sizes used to build the static scene. Defaults are the stock 0.7.1
-/// values (30 × 20 m field).
-#[derive(Deserialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields, default)]
+/// values (30 × 20 m field). Not read from a configuration file: the
+/// server builds them from the `rules` section
+/// ([`crate::config::Config::field_params`]) so the field is described
+/// once.
+#[derive(Clone, Debug, PartialEq)]
 pub struct FieldParams {
     /// `FieldLength`, metres. Default **30**.
     pub field_length: f32,
@@ -212,7 +211,6 @@ mod tests {
         assert_eq!(cfg.monitor_step, 1);
         assert!(cfg.read_only);
         assert_eq!(cfg.log_step, 10);
-        assert_eq!(cfg.field, FieldParams::default());
         let cfg: MonitorConfig = ron::from_str("(log: Some(\"m.log.gz\"))").unwrap();
         assert_eq!(cfg.log.as_deref(), Some(std::path::Path::new("m.log.gz")));
         // The field comes from the rules section, not from here.
@@ -237,11 +235,11 @@ mod tests {
             max_monitors: 64,
             evict_lag_secs: Some(1.0),
             admission_wait_secs: 3.0,
-            send_buffer_bytes: 65536,
-            commands_per_step: 32,
+            send_buffer_bytes: Some(65536),
+            commands_per_step: Some(32),
             read_only: false,
             trainer_secret: None,
-            max_auth_failures: 3,
+            max_auth_failures: Some(3),
             auth_failure_delay_secs: 1.0,
         )"#;
         let cfg: MonitorConfig = ron::from_str(text).unwrap();

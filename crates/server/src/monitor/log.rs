@@ -39,7 +39,7 @@ use flate2::write::GzEncoder;
 use flate2::{Compression, GzBuilder};
 use thiserror::Error;
 
-use super::config::MonitorConfig;
+use super::config::{FieldParams, MonitorConfig};
 use super::frame::{ConsumerState, FrameBuilder, FrameKind};
 use crate::rules::Side;
 use crate::sim::snapshot::WorldSnapshot;
@@ -173,8 +173,14 @@ impl LogWriter {
     /// Creates (truncates) the log at `path`. With `cfg.log_compress` or a
     /// path ending in `.gz`, the file is gzip (one member, flushed
     /// at least every [`GZIP_FLUSH_SECS`]) and its name ends in `.gz` (appended when
-    /// missing). `seed` goes into the first line.
-    pub fn create(path: &Path, cfg: &MonitorConfig, seed: u64) -> Result<LogWriter, LogError> {
+    /// missing). `field` is announced in the first line's environment
+    /// predicates, `seed` goes into the first line.
+    pub fn create(
+        path: &Path,
+        cfg: &MonitorConfig,
+        field: &FieldParams,
+        seed: u64,
+    ) -> Result<LogWriter, LogError> {
         let (path, gzip) = log_path(path, cfg.log_compress);
         let file = File::create(&path).map_err(|source| LogError::Create {
             path: path.clone(),
@@ -185,20 +191,37 @@ impl LogWriter {
         } else {
             Sink::Plain(BufWriter::with_capacity(256 * 1024, file))
         };
-        Ok(Self::with_sink(sink, path, cfg, seed))
+        Ok(Self::with_sink(sink, path, cfg, field, seed))
     }
 
     /// A log written to any writer (tests, pipes). Each line is written
     /// with one `write_all` and followed by a `flush`.
-    pub fn to_writer(out: Box<dyn Write + Send>, cfg: &MonitorConfig, seed: u64) -> LogWriter {
-        Self::with_sink(Sink::Memory(out), PathBuf::from("<memory>"), cfg, seed)
+    pub fn to_writer(
+        out: Box<dyn Write + Send>,
+        cfg: &MonitorConfig,
+        field: &FieldParams,
+        seed: u64,
+    ) -> LogWriter {
+        Self::with_sink(
+            Sink::Memory(out),
+            PathBuf::from("<memory>"),
+            cfg,
+            field,
+            seed,
+        )
     }
 
-    fn with_sink(sink: Sink, path: PathBuf, cfg: &MonitorConfig, seed: u64) -> LogWriter {
+    fn with_sink(
+        sink: Sink,
+        path: PathBuf,
+        cfg: &MonitorConfig,
+        field: &FieldParams,
+        seed: u64,
+    ) -> LogWriter {
         LogWriter {
             sink: Some(sink),
             path,
-            builder: FrameBuilder::new(&cfg.field),
+            builder: FrameBuilder::new(field),
             state: ConsumerState::teams_only(),
             seed,
             full_every: cfg.log_full_state_secs,
@@ -309,8 +332,13 @@ impl LogWriter {
     /// Runs a log writer for `path` on its own thread and returns the
     /// handle that feeds it. File errors after the start are logged once
     /// and returned by [`LogHandle::finish`].
-    pub fn spawn(path: &Path, cfg: &MonitorConfig, seed: u64) -> Result<LogHandle, LogError> {
-        let writer = LogWriter::create(path, cfg, seed)?;
+    pub fn spawn(
+        path: &Path,
+        cfg: &MonitorConfig,
+        field: &FieldParams,
+        seed: u64,
+    ) -> Result<LogHandle, LogError> {
+        let writer = LogWriter::create(path, cfg, field, seed)?;
         tracing::info!(path = %writer.path().display(), seed, "writing match log");
         Self::spawn_writer(writer, cfg)
     }

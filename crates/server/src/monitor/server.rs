@@ -43,7 +43,7 @@ use tracing::{debug, info, info_span, warn, Instrument};
 
 use super::backlog::{peer_window, Backlog, Progress};
 use super::command::parse_commands;
-use super::config::MonitorConfig;
+use super::config::{FieldParams, MonitorConfig};
 use super::frame::{ConsumerState, FrameBuilder};
 use crate::command::trainer::{MonitorCommand, MonitorRequest};
 use crate::framing::{self, is_disconnect};
@@ -72,9 +72,10 @@ pub async fn serve(
     snapshots: SnapshotReceiver,
     commands: mpsc::Sender<MonitorRequest>,
     cfg: Arc<MonitorConfig>,
+    field: FieldParams,
     shutdown: impl Future<Output = ()>,
 ) {
-    let builder = Arc::new(FrameBuilder::new(&cfg.field));
+    let builder = Arc::new(FrameBuilder::new(&field));
     let conns = Connections::new("monitor");
     let mut slots = Slots::new(&cfg);
     // Connections that have ended, by id, to free their slots.
@@ -332,9 +333,9 @@ impl Connection {
     async fn run(self, stream: TcpStream) {
         limited!(self.conn_log.admit("connected"), info!("monitor connected"));
         let _ = stream.set_nodelay(true);
-        if self.cfg.send_buffer_bytes > 0 {
+        if let Some(bytes) = self.cfg.send_buffer_bytes {
             let sock = socket2::SockRef::from(&stream);
-            if let Err(err) = sock.set_send_buffer_size(self.cfg.send_buffer_bytes) {
+            if let Err(err) = sock.set_send_buffer_size(bytes) {
                 debug!(cause = %err, "cannot set the send buffer");
             }
         }
@@ -356,7 +357,8 @@ impl Connection {
             full_requested: full_requested.clone(),
             authenticated: false,
             steps,
-            budget: self.cfg.commands_per_step,
+            // Without a limit the budget is never spent.
+            budget: self.cfg.commands_per_step.unwrap_or(usize::MAX),
             refilled: Instant::now(),
             log: LogLimit::for_clients(),
             auth_failures: self.auth_failures.clone(),
@@ -612,10 +614,9 @@ impl Reader {
     /// agents still takes commands, `(killsim)` among them). False when the
     /// connection or the simulation is going away.
     async fn spend(&mut self, cancel: &CancellationToken) -> bool {
-        let limit = self.cfg.commands_per_step;
-        if limit == 0 {
+        let Some(limit) = self.cfg.commands_per_step else {
             return true;
-        }
+        };
         if self.budget == 0 {
             let refill = self.refilled + BUDGET_REFILL;
             tokio::select! {
@@ -630,7 +631,9 @@ impl Reader {
             self.budget = limit;
             self.refilled = Instant::now();
         }
-        self.budget -= 1;
+        // A limit of 0 (refused when a configuration is loaded) lets one
+        // command through per step rather than underflowing.
+        self.budget = self.budget.saturating_sub(1);
         true
     }
 
@@ -717,8 +720,10 @@ impl Reader {
         let server_wide = self.auth_failures.record(Instant::now());
         let delay = Duration::from_secs_f32(self.cfg.auth_failure_delay_secs.max(0.0))
             .saturating_mul(server_wide);
-        let limit = self.cfg.max_auth_failures;
-        let last = limit > 0 && self.wrong_secrets >= limit;
+        let last = self
+            .cfg
+            .max_auth_failures
+            .is_some_and(|limit| self.wrong_secrets >= limit);
         if last || self.log.admit(Instant::now()).is_some() {
             warn!(
                 attempts = self.wrong_secrets,

@@ -10,6 +10,8 @@ use std::time::Instant;
 /// Token bucket over bytes; time is passed in, so it is testable.
 #[derive(Debug, Clone)]
 pub struct ByteBudget {
+    /// Bytes per second, as given.
+    per_sec: u64,
     rate: f64,
     burst: f64,
     tokens: f64,
@@ -20,11 +22,17 @@ impl ByteBudget {
     /// A full bucket: `rate` bytes/s, at most `burst` bytes at once.
     pub fn new(rate: u64, burst: u64, now: Instant) -> ByteBudget {
         ByteBudget {
+            per_sec: rate,
             rate: rate as f64,
             burst: burst as f64,
             tokens: burst as f64,
             last: now,
         }
+    }
+
+    /// The average rate allowed, bytes per second.
+    pub fn rate(&self) -> u64 {
+        self.per_sec
     }
 
     /// Takes `bytes` from the bucket; `false` when the client is over its

@@ -324,8 +324,8 @@ impl Handler {
         let writer = self.conns.spawn(writer.run().in_current_span());
         let pending = Arc::new(InFlight::default());
         let (status_tx, status_rx) = watch::channel(AgentStatus::Connecting);
-        let rate = self.cfg.max_agent_bytes_per_sec;
-        let burst = rate.max(self.cfg.max_agent_frame as u64 + 4);
+        // The burst holds at least one largest frame with its prefix.
+        let min_burst = self.cfg.max_agent_frame as u64 + 4;
         let idle = self.cfg.agent_idle_timeout();
         let s = Session {
             frames,
@@ -338,8 +338,10 @@ impl Handler {
             },
             scene: SceneDeadline::new(idle, Instant::now()),
             budget: CycleBudget {
-                bytes: (rate > 0).then(|| ByteBudget::new(rate, burst, Instant::now())),
-                rate,
+                bytes: self
+                    .cfg
+                    .max_agent_bytes_per_sec
+                    .map(|rate| ByteBudget::new(rate, rate.max(min_burst), Instant::now())),
                 cycle: u64::MAX,
                 spent: 0,
             },
@@ -430,7 +432,7 @@ impl Handler {
         s.partial_since = None;
         if let Some(b) = s.budget.bytes.as_mut() {
             if !b.take(payload.len() + 4, Instant::now()) {
-                let rate = s.budget.rate;
+                let rate = b.rate();
                 limited!(
                     self.may_log("over rate"),
                     warn!(
@@ -532,9 +534,8 @@ struct StatusFeed {
 
 /// What the connection may still send: bytes a second, commands a cycle.
 struct CycleBudget {
+    /// `None` when `max_agent_bytes_per_sec` is `None` (no limit).
     bytes: Option<ByteBudget>,
-    /// `max_agent_bytes_per_sec` (0: no limit).
-    rate: u64,
     /// The cycle the commands of `spent` were handed to the simulation in.
     cycle: u64,
     spent: usize,

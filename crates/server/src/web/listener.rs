@@ -81,13 +81,13 @@ impl Waiting {
 
 /// Serves `router` on `listener` until `shutdown` completes, with at most
 /// `max` connections open, each with a kernel send buffer of
-/// `send_buffer` bytes (0: the system's). Connection tasks go to `conns`;
+/// `send_buffer` bytes (`None`: the system's). Connection tasks go to `conns`;
 /// the caller shuts them down.
 pub async fn serve(
     listener: TcpListener,
     router: Router,
     max: usize,
-    send_buffer: usize,
+    send_buffer: Option<usize>,
     conns: &Connections,
     log: &SharedLogLimit,
     shutdown: impl Future<Output = ()>,
@@ -119,9 +119,9 @@ pub async fn serve(
             accepted = conns.accept(&listener, log) => accepted,
         };
         let _ = stream.set_nodelay(true);
-        if send_buffer > 0 {
+        if let Some(bytes) = send_buffer {
             let sock = socket2::SockRef::from(&stream);
-            if let Err(e) = sock.set_send_buffer_size(send_buffer) {
+            if let Err(e) = sock.set_send_buffer_size(bytes) {
                 debug!(cause = %e, "cannot set the send buffer");
             }
         }

@@ -426,7 +426,7 @@ mod tests {
 
     use super::*;
     use crate::monitor::log::LogWriter;
-    use crate::monitor::MonitorConfig;
+    use crate::monitor::{FieldParams, MonitorConfig};
     use crate::rules::{PlayMode, Side};
     use crate::sim::assets::ModelSource;
     use crate::sim::snapshot::{GameSnapshot, PartPose, RobotSnapshot, WorldSnapshot};
@@ -536,7 +536,7 @@ mod tests {
             ..MonitorConfig::default()
         };
         let path = dir.join(if gzip { "m.log.gz" } else { "m.log" });
-        let mut w = LogWriter::create(&path, &cfg, 5).expect("create log");
+        let mut w = LogWriter::create(&path, &cfg, &FieldParams::default(), 5).expect("create log");
         for s in &snaps {
             w.write_frame(s).expect("write");
         }
@@ -596,8 +596,7 @@ mod tests {
             ],
         );
         let mut text = String::new();
-        let cfg = MonitorConfig::default();
-        let builder = crate::monitor::FrameBuilder::new(&cfg.field);
+        let builder = crate::monitor::FrameBuilder::new(&FieldParams::default());
         builder.write(&mut crate::monitor::ConsumerState::new(), &snap, &mut text);
         let mut scene = TrackedScene::default();
         scene.apply(&text).expect("valid frame");
@@ -640,7 +639,7 @@ mod tests {
         let field = FieldView::from_config(&crate::config::Config::default());
         let snap = snapshot(0, 0.0, Vec::new());
         let mut full = String::new();
-        let builder = crate::monitor::FrameBuilder::new(&MonitorConfig::default().field);
+        let builder = crate::monitor::FrameBuilder::new(&FieldParams::default());
         let mut state = crate::monitor::ConsumerState::new();
         builder.write(&mut state, &snap, &mut full);
         let mut delta = String::new();

@@ -63,9 +63,9 @@ pub struct WebConfig {
     pub max_messages_per_sec: u32,
     /// Largest message a viewer may send, bytes. Default 4096.
     pub max_message_bytes: usize,
-    /// Kernel send buffer per connection, bytes (0: the system's, which
-    /// grows to megabytes). Default 128 KiB: a few full-match frames.
-    pub send_buffer_bytes: usize,
+    /// Kernel send buffer per connection, bytes (`None`: the system's,
+    /// which grows to megabytes). Default 128 KiB: a few full-match frames.
+    pub send_buffer_bytes: Option<usize>,
 }
 
 impl Default for WebConfig {
@@ -75,7 +75,7 @@ impl Default for WebConfig {
             stall_timeout: Duration::from_secs(30),
             max_messages_per_sec: 50,
             max_message_bytes: 4096,
-            send_buffer_bytes: 128 * 1024,
+            send_buffer_bytes: Some(128 * 1024),
         }
     }
 }

@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use nalgebra::Vector3;
 use rcss3d::sim::model::{ModelLibrary, RobotModel};
-use rcss3d::sim::world::{PhysicsConfig, World};
+use rcss3d::sim::world::{PhysicsConfig, World, DEFAULT_CYCLE_DT};
 
 use crate::overrides;
 
@@ -84,7 +84,7 @@ fn model(lib: &ModelLibrary, robot_type: u8) -> Arc<RobotModel> {
 }
 
 fn world_with(cfg: &PhysicsConfig) -> World {
-    match World::new(cfg) {
+    match World::new(cfg, DEFAULT_CYCLE_DT) {
         Ok(w) => w,
         Err(e) => panic!("World::new: {e}"),
     }

@@ -90,7 +90,7 @@ impl Server {
                 cfg.bind = [127, 0, 0, 1].into();
                 cfg.sync_mode = false;
                 cfg.real_time = true;
-                cfg.seed = cli.seed;
+                cfg.seed = Some(cli.seed);
                 cfg.monitor.log = Some(log.to_path_buf());
                 let agents = std::net::TcpListener::bind("127.0.0.1:0")?;
                 let monitors = std::net::TcpListener::bind("127.0.0.1:0")?;

@@ -147,14 +147,10 @@ pub enum SimError {
 }
 
 impl Simulation {
-    /// Builds the world and loads the robot models. `seed` must already be
-    /// resolved (0 = random is decided by the caller, who prints it).
+    /// Builds the world and loads the robot models. `seed` is the one the
+    /// run uses: a random one is drawn by the caller, who prints it.
     pub fn new(cfg: SimConfig, seed: u64) -> Result<Simulation, SimError> {
-        let physics = crate::sim::world::PhysicsConfig {
-            cycle_dt: cfg.step,
-            ..cfg.physics.clone()
-        };
-        let world = World::with_field(&physics, &cfg.field_size())?;
+        let world = World::with_field(&cfg.physics, cfg.step, &cfg.field_size())?;
         let models = ModelLibrary::load(&cfg.models)?;
         let referee = Referee::new(cfg.rules.clone());
         let teams = TeamRegistry::new(

@@ -22,11 +22,6 @@ pub struct PhysicsConfig {
     /// configuration file a relative path is taken from the file's
     /// directory.
     pub field_scene: Option<PathBuf>,
-    /// Cycle length in seconds. Default 0.02. Not read from the file: the
-    /// server sets it from the top-level `step`, so the cycle is
-    /// configured once.
-    #[serde(skip)]
-    pub cycle_dt: f32,
     /// Gravity along −z, m/s². Default 9.81.
     pub gravity: f32,
     /// Rapier's stepping and solver.
@@ -45,7 +40,6 @@ impl Default for PhysicsConfig {
     fn default() -> Self {
         PhysicsConfig {
             field_scene: None,
-            cycle_dt: 0.02,
             gravity: 9.81,
             solver: SolverConfig::default(),
             joints: JointConfig::default(),
@@ -59,7 +53,8 @@ impl Default for PhysicsConfig {
 #[derive(serde::Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SolverConfig {
-    /// Rapier steps per cycle (each `cycle_dt / substeps` long). Default 1,
+    /// Rapier steps per cycle (each a `substeps`-th of the cycle length
+    /// the world is built with, [`super::World::new`]). Default 1,
     /// as the reference.
     pub substeps: usize,
     /// Rapier solver iterations (TGS sub-steps) per rapier step. Default 1:

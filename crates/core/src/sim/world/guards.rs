@@ -148,10 +148,10 @@ mod tests {
     use nalgebra::Vector3;
 
     use crate::sim::model::ModelLibrary;
-    use crate::sim::world::{PhysicsConfig, World};
+    use crate::sim::world::{PhysicsConfig, World, DEFAULT_CYCLE_DT};
 
     fn world_with_one_robot() -> (World, super::RobotHandle) {
-        let mut w = World::new(&PhysicsConfig::default()).expect("world");
+        let mut w = World::new(&PhysicsConfig::default(), DEFAULT_CYCLE_DT).expect("world");
         let lib = ModelLibrary::built_in().expect("models");
         let m = lib.resolve("rsg/agent/nao/nao.rsg", &[]).expect("model");
         let h = w.add_robot(m, Vector3::new(1.0, 2.0, 0.4), 0.0);

@@ -156,9 +156,17 @@ struct Robot {
     step_motion: Option<motion::StepMotion>,
 }
 
+/// The cycle length of the reference (50 Hz), seconds, and the server's
+/// default `step`: what a world built outside the server (tests, tools,
+/// benches) steps by.
+pub const DEFAULT_CYCLE_DT: f32 = 0.02;
+
 /// The rapier world: field, ball and robots.
 pub struct World {
     cfg: PhysicsConfig,
+    /// Seconds of simulated time per [`World::step`], given at
+    /// construction (the server's top-level `step`).
+    cycle_dt: f32,
     params: IntegrationParameters,
     gravity: Vector3<f32>,
     pipeline: PhysicsPipeline,
@@ -200,18 +208,24 @@ pub struct World {
 
 impl World {
     /// Builds the world from the configuration on the default rules' field
-    /// ([`FieldSize::default`]).
-    pub fn new(cfg: &PhysicsConfig) -> Result<World, SceneError> {
-        World::with_field(cfg, &FieldSize::default())
+    /// ([`FieldSize::default`]), each [`step`](World::step) advancing it by
+    /// `cycle_dt` seconds ([`DEFAULT_CYCLE_DT`]: the reference's 50 Hz).
+    pub fn new(cfg: &PhysicsConfig, cycle_dt: f32) -> Result<World, SceneError> {
+        World::with_field(cfg, cycle_dt, &FieldSize::default())
     }
 
     /// Builds the world from the configuration: ground, goals, border
-    /// walls and ball from the field scene, with the dimensions of `size`.
-    pub fn with_field(cfg: &PhysicsConfig, size: &FieldSize) -> Result<World, SceneError> {
+    /// walls and ball from the field scene, with the dimensions of `size`;
+    /// each [`step`](World::step) advances it by `cycle_dt` seconds.
+    pub fn with_field(
+        cfg: &PhysicsConfig,
+        cycle_dt: f32,
+        size: &FieldSize,
+    ) -> Result<World, SceneError> {
         let (tree, name) = field::field_tree(cfg.field_scene.as_deref(), size)?;
         let field = read_field(&tree, &name)?;
 
-        let params = integration_parameters(cfg);
+        let params = integration_parameters(cfg, cycle_dt);
 
         let mut bodies = RigidBodySet::new();
         let mut colliders = ColliderSet::new();
@@ -278,6 +292,7 @@ impl World {
         let ground_body = bodies.insert(RigidBodyBuilder::fixed().build());
         Ok(World {
             cfg: cfg.clone(),
+            cycle_dt,
             params,
             gravity: Vector3::new(0.0, 0.0, -cfg.gravity),
             pipeline: PhysicsPipeline::new(),
@@ -369,7 +384,7 @@ impl World {
         }
         self.release_ghosts();
         self.end_step_motion();
-        let cycle = self.cfg.cycle_dt;
+        let cycle = self.cycle_dt;
         for r in self.robots.values_mut() {
             for (a, out) in r.foot_accum.iter().zip(r.foot_result.iter_mut()) {
                 *out = if a.touched {
@@ -553,11 +568,11 @@ impl World {
 }
 
 /// Rapier's stepping and solver parameters from the configuration.
-fn integration_parameters(cfg: &PhysicsConfig) -> IntegrationParameters {
+fn integration_parameters(cfg: &PhysicsConfig, cycle_dt: f32) -> IntegrationParameters {
     let mut params = IntegrationParameters::default();
     let solver = &cfg.solver;
     let substeps = solver.substeps.max(1);
-    params.dt = cfg.cycle_dt / substeps as f32;
+    params.dt = cycle_dt / substeps as f32;
     params.num_solver_iterations = solver.iterations.max(1);
     params.num_internal_pgs_iterations = solver.internal_pgs_iterations.max(1);
     // One contact softness for every contact (rapier's default makes

@@ -55,7 +55,7 @@ impl World {
     /// step just taken. A robot the run-away guard rebuilt has no such
     /// motion: it reads its bodies' velocities.
     pub(super) fn end_step_motion(&mut self) {
-        let dt = self.cfg.cycle_dt;
+        let dt = self.cycle_dt;
         for (h, r) in self.robots.iter_mut() {
             let now = self
                 .bodies

@@ -402,7 +402,7 @@ mod tests {
     use super::{apply, Held};
     use crate::sim::model::ModelLibrary;
     use crate::sim::world::config::StretchMoves;
-    use crate::sim::world::{PhysicsConfig, RobotHandle, World};
+    use crate::sim::world::{PhysicsConfig, RobotHandle, World, DEFAULT_CYCLE_DT};
 
     /// A type-0 robot with its torso at `z`, stepped `steps` times in a
     /// world with gravity `g`, the stretch on the bodies.
@@ -413,7 +413,7 @@ mod tests {
         };
         cfg.joints.stretch_erp = Some(0.2);
         cfg.joints.stretch_moves = StretchMoves::Bodies;
-        let mut w = World::new(&cfg).expect("world");
+        let mut w = World::new(&cfg, DEFAULT_CYCLE_DT).expect("world");
         let lib = ModelLibrary::built_in().expect("models");
         let m = lib.resolve("rsg/agent/nao/nao.rsg", &[]).expect("model");
         let h = w.add_robot(m, Vector3::new(-5.0, 0.0, z), 0.0);

@@ -16,9 +16,12 @@ fn defaults_are_stock() {
         (c.sigma_distance, c.sigma_horizontal, c.sigma_vertical),
         (0.0965, 0.1480, 0.1225)
     );
-    assert_eq!((c.interval, c.min_distance), (3, 0.1));
+    assert_eq!((c.interval, c.min_distance), (Some(3), 0.1));
     assert!(c.is_vision_cycle(0) && !c.is_vision_cycle(1) && c.is_vision_cycle(3));
-    let off = VisionConfig { interval: 0, ..c };
+    let off = VisionConfig {
+        interval: None,
+        ..c
+    };
     assert!(!off.is_vision_cycle(0));
     // The config section deserialises from RON, partially.
     let parsed: VisionConfig = ron::from_str("(h_view_cone: 360, v_view_cone: 360)").unwrap();
