@@ -105,7 +105,8 @@ impl Config {
         )
     }
 
-    /// The physics solver's counts that must be at least 1.
+    /// The physics solver's counts that must be at least 1, and the
+    /// contacts' surface layers (depths: finite, not negative).
     fn physics_ranges(&self) -> Result<(), String> {
         let s = &self.physics.solver;
         for (key, n) in [
@@ -122,6 +123,15 @@ impl Config {
                 "gravity must be a number, got {}",
                 self.physics.gravity
             ));
+        }
+        let c = &self.physics.contacts;
+        for (key, depth) in [
+            ("contacts.ball_ground_layer", c.ball_ground_layer),
+            ("contacts.robot_ground_layer", c.robot_ground_layer),
+        ] {
+            if !(depth.is_finite() && depth >= 0.0) {
+                return Err(format!("{key} must be a depth >= 0 (m), got {depth}"));
+            }
         }
         Ok(())
     }

@@ -331,6 +331,14 @@ fn counts_the_server_divides_by_and_noise_are_checked_at_load() {
             "(physics: (solver: (substeps: 0)))",
             "physics: solver.substeps must be >= 1",
         ),
+        (
+            "(physics: (contacts: (robot_ground_layer: -0.001)))",
+            "physics: contacts.robot_ground_layer must be a depth >= 0",
+        ),
+        (
+            "(physics: (contacts: (ball_ground_layer: -1.0)))",
+            "physics: contacts.ball_ground_layer must be a depth >= 0",
+        ),
         ("(vision: (h_view_cone: 400))", "vision: view cones"),
         ("(vision: (sigma_distance: -1.0))", "vision: sigma_distance"),
     ] {
