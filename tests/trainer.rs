@@ -277,7 +277,11 @@ async fn trainer_positions_are_clamped_into_the_field_area() {
 
     // The ball asked for 59 m out on both axes lands at the area's corner:
     // 15 + 5 m along x, 10 + 5 m along y (default field, BorderSize 0).
-    mon.send("(ball (pos 59 59 0.1))").await.expect("send");
+    // `pos` keeps the ball's velocity, and the robot put on the centre
+    // spot has pushed it away: `vel` stops it.
+    mon.send("(ball (pos 59 59 0.1)(vel 0 0 0))")
+        .await
+        .expect("send");
     let at_corner = |s: &TrackedScene| {
         s.ball_position().is_some_and(|b| {
             (b.x - 20.0).abs() < 0.05 && (b.y - 15.0).abs() < 0.05 && (0.03..0.11).contains(&b.z)

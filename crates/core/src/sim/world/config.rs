@@ -153,12 +153,12 @@ pub struct JointConfig {
     /// only adds damping × step of inertia to each hinge and keeps the
     /// solver's convergence, while a joint overpowered by its load yields
     /// as freely as the reference's, which have no brake
-    /// (`crates/core/src/sim/world/hinge_damping.rs`). Default true: without
-    /// the brake FC Portugal's get-up in its training environment and
-    /// UT Austin Villa's walk match the reference's with the reference's
-    /// ground error reduction (`contacts`), but a rising robot replayed
-    /// from the reference's states splays its legs and falls
-    /// (`tests/physics/getup.rs`, two of fifteen).
+    /// (`crates/core/src/sim/world/hinge_damping.rs`). Default true:
+    /// without the brake a rising robot replayed from the reference's
+    /// states rocks sideways on the feet's edges until it tips over
+    /// (`tests/physics/getup.rs`, two of fifteen), as our solver does not
+    /// keep its left and right exactly symmetric and nothing else damps
+    /// the rocking.
     pub damping_brakes: bool,
     /// Emulation of the reference's joints stretching under fast motion
     /// (`crates/core/src/sim/world/stretch.rs`): the fraction of a joint's separation
@@ -272,14 +272,17 @@ pub struct ContactConfig {
     /// Contact spring natural frequency (rapier), Hz. With the damping
     /// ratio it sets the fraction of a penetration corrected per step,
     /// h·ω / (h·ω + 2ζ), and the contact's compliance,
-    /// 1 / (h·ω·(h·ω + 2ζ)) of its effective mass. Default 30 with ratio 5:
-    /// 0.27 per step at compliance 0.019. The reference's robot–ground
-    /// rows correct 0.40 (36.5 Hz with ratio 3.44 at the same compliance):
-    /// UT Austin Villa's walks then cover what they do on the reference,
-    /// but FC Portugal's type-1 front get-up fails unless the hinge
-    /// damping stops braking (`joints.damping_brakes`; docs/physics.md#step).
+    /// 1 / (h·ω·(h·ω + 2ζ)) of its effective mass. Default 150 with ratio
+    /// 14.1: 0.40 per step, the reference's robot–ground error reduction,
+    /// at a compliance of 0.001, as stiff as the reference's rows
+    /// (2·10⁵ N/m per point) for a part of about 0.2 kg. With the
+    /// reference's surface layer (`robot_ground_layer`) UT Austin Villa's
+    /// walks then cover what they do on the reference, within 2 % for
+    /// every robot type (docs/physics.md#ground-contacts). Rapier's softness
+    /// is one for every contact: the ball's rest depth is kept by
+    /// `ball_ground_layer`.
     pub natural_frequency: f32,
-    /// Contact spring damping ratio (rapier). Default 5 (see
+    /// Contact spring damping ratio (rapier). Default 14.1 (see
     /// `natural_frequency`).
     pub damping_ratio: f32,
     /// Friction coefficient of robot parts (combined with `Max`): against
@@ -292,8 +295,8 @@ pub struct ContactConfig {
     /// `ball_ground_slip` is `None`. Default 1.0.
     pub ball_friction: f32,
     /// Restitution of the ball (tuned to the reference drop traces: the
-    /// first rebound apex of the 1 m drop is then 0.447 m, reference
-    /// 0.432 m; of the 0.5 m drop 0.246 m, reference 0.249 m). Default
+    /// first rebound apex of the 1 m drop is then 0.451 m, reference
+    /// 0.432 m; of the 0.5 m drop 0.248 m, reference 0.249 m). Default
     /// 0.75.
     pub ball_restitution: f32,
     /// Restitution of robot-ball contacts. Default 0.8, the reference's
@@ -306,24 +309,24 @@ pub struct ContactConfig {
     /// ground, m. The reference keeps a 1 mm surface layer on every
     /// contact and its ball-ground row is soft (350 N/m per point), so its
     /// resting ball sinks 1.7 mm (centre at z 0.0403: docs/physics.md#ball-contacts,
-    /// and 0.04028 in the recorded kick traces) where rapier's sinks
-    /// 0.3 mm. The ball's ground contacts are solved as if this much
-    /// further apart. Default 0.00145: the ball then rests at the
-    /// reference's z 0.04027; its bounce and roll stay within 1 % of
-    /// rapier's own (a test).
+    /// and 0.04028 in the recorded kick traces); rapier's contact, as stiff
+    /// as the robots' (`natural_frequency`), holds it at the surface. The
+    /// ball's ground contacts are solved as if this much further apart.
+    /// Default 0.00172: the ball then rests at the reference's z 0.04027;
+    /// its bounce and roll stay within 1 % of rapier's own (a test).
     pub ball_ground_layer: f32,
     /// The reference's surface layer on robot-ground contacts, m: a part
-    /// may sink this deep into the ground before its contact pushes it
-    /// back out (deeper, only the excess is corrected), while it still
-    /// stops the part sinking further. The reference keeps 0.001 with a
-    /// stiff contact, so its standing robots' soles rest 1.03 mm deep and
-    /// a foot tilted by up to 0.7° still touches with all four corners
-    /// (each a contact point of the slip law, `ground_slip`); ours, with
-    /// rapier's softer contact, rest 0.4 mm higher, and 0.0006 puts types
-    /// 0–3 at the reference's depth (`tests/physics/standing.rs`). Default
-    /// 0, rapier's contact: with the default contact softness the layer
-    /// costs FC Portugal's get-up and shortens UT Austin Villa's walk
-    /// (docs/physics.md#step).
+    /// rests this deep in the ground without being pushed back out
+    /// (deeper, only the excess is corrected), and a part above that
+    /// depth may sink to it. The reference keeps 0.001 with a stiff
+    /// contact, so its standing robots' soles rest 1.03 mm deep, and a
+    /// foot that lifts by less than that keeps its contact points (those
+    /// of the slip law, `ground_slip`): rising from a get-up, its feet stay
+    /// 1.1–1.3 mm deep while the legs close on their edges. Default 0.001,
+    /// the reference's: with the default contact the feet of types 0–3
+    /// rest at the reference's depth (`tests/physics/standing.rs`), and
+    /// without the layer a rising robot's feet, 0.3–1 mm deep, lose the
+    /// ground for single steps and slide (docs/physics.md#ground-contacts).
     pub robot_ground_layer: f32,
     /// Robot-ground friction as in the reference: no Coulomb limit, a
     /// viscous resistance to sliding of this many N·s/m per contact point
@@ -349,15 +352,15 @@ pub struct ContactConfig {
 impl Default for ContactConfig {
     fn default() -> Self {
         ContactConfig {
-            natural_frequency: 30.0,
-            damping_ratio: 5.0,
+            natural_frequency: 150.0,
+            damping_ratio: 14.1,
             robot_friction: 1.0,
             ball_friction: 1.0,
             ball_restitution: 0.75,
             robot_ball_restitution: 0.8,
             static_restitution: 0.8,
-            ball_ground_layer: 0.00145,
-            robot_ground_layer: 0.0,
+            ball_ground_layer: 0.00172,
+            robot_ground_layer: 0.001,
             ground_slip: Some(200.0),
             ball_ground_slip: Some(3.306),
         }

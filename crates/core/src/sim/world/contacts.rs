@@ -80,14 +80,15 @@ impl PhysicsHooks for ContactRules<'_> {
             if self.ground_slip {
                 *m.friction = 0.0;
             }
-            // The reference's surface layer: a penetration up to the
-            // layer gets no push back out, only the excess is corrected;
-            // the contact still stops any further approach (a separation
-            // of zero, never a positive one that would let the part sink
-            // during the step).
+            // The reference's surface layer: the contact is solved as if
+            // the part were this much less deep, so a penetration up to
+            // the layer is not pushed back out (only the excess is), and
+            // a part standing higher may sink to it within the step, as
+            // the ball does in its own layer. A part resting in the layer
+            // keeps touching when it lifts by less than the layer.
             if self.robot_ground_layer > 0.0 {
                 for c in m.solver_contacts.iter_mut() {
-                    c.dist = (c.dist + self.robot_ground_layer).min(0.0);
+                    c.dist += self.robot_ground_layer;
                 }
             }
         } else if ball_ground {
