@@ -277,7 +277,7 @@ pub struct ContactConfig {
     /// at a compliance of 0.001, as stiff as the reference's rows
     /// (2·10⁵ N/m per point) for a part of about 0.2 kg. With the
     /// reference's surface layer (`robot_ground_layer`) UT Austin Villa's
-    /// walks then cover what they do on the reference, within 2 % for
+    /// walks then cover what they do on the reference, within 3 % for
     /// every robot type (docs/physics.md#ground-contacts). Rapier's softness
     /// is one for every contact: the ball's rest depth is kept by
     /// `ball_ground_layer`.
