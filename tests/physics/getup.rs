@@ -12,11 +12,12 @@
 //! 120), as FC Portugal's type-1 robot did in closed loop. That is why it
 //! is off by default.
 
-use nalgebra::{Point3, Vector3};
-use rcss3d::sim::model::ShapeDesc;
+use nalgebra::Vector3;
 use rcss3d::sim::world::{PhysicsConfig, RobotHandle, World};
 
-use rcss3d_tools::replay::{apply, gaits_dir, recorded_states_with_stretch, start, Scenario};
+use rcss3d_tools::replay::{
+    apply, box_corner_heights, gaits_dir, recorded_states_with_stretch, start, Scenario,
+};
 
 /// The rows (of every recorded get-up) the replays start from: the rise,
 /// before the torso is upright at about row 130.
@@ -128,28 +129,6 @@ fn with_the_joint_stretch_emulation_a_rising_robot_sits_down() {
     );
 }
 
-/// The lowest corner (m above the ground) of each foot part's box.
-fn lowest_foot_corners(w: &World, h: RobotHandle) -> Vec<(String, f32)> {
-    let m = w.robot_model(h);
-    m.foot_sensors
-        .iter()
-        .filter_map(|s| {
-            let Some(ShapeDesc::Box(size)) = m.parts[s.part].collider else {
-                return None;
-            };
-            let pose = w.part_pose(h, s.part);
-            let lowest = (0..8)
-                .map(|i| {
-                    let sign = |bit: usize| if i & bit == 0 { -0.5 } else { 0.5 };
-                    let corner = Point3::new(sign(1) * size.x, sign(2) * size.y, sign(4) * size.z);
-                    (pose * corner).z
-                })
-                .fold(f32::INFINITY, f32::min);
-            Some((m.parts[s.part].name.to_string(), lowest))
-        })
-        .collect()
-}
-
 /// Rows 125–175 of every recorded rise: the robot closes its legs standing
 /// on the feet's edges, and the reference's feet stay in the ground,
 /// 1.1–1.3 mm deep (one step from its recorded states). Ours must not
@@ -169,8 +148,12 @@ fn a_rising_robot_keeps_its_feet_in_the_ground_as_the_references() {
                 if !(125..=175).contains(&row) {
                     return;
                 }
-                for (part, lowest) in lowest_foot_corners(w, h) {
+                let m = w.robot_model(h);
+                for s in &m.foot_sensors {
+                    let corners = box_corner_heights(w, h, s.part);
+                    let lowest = corners.iter().copied().fold(f32::INFINITY, f32::min);
                     if lowest > 0.0 {
+                        let part = &m.parts[s.part].name;
                         lifted.push(format!(
                             "{name} from {from}, row {row}: {part} {:.2} mm up",
                             lowest * 1000.0

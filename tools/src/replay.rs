@@ -733,3 +733,24 @@ pub fn part_poses(
         })
         .collect()
 }
+
+/// The heights above the ground (m) of the eight corners of a part's box
+/// collider, as the part stands now; empty for a part whose collider is
+/// not a box (the rise replays and `fit probe rise` count a foot's
+/// corners in the ground and its lowest one with it).
+pub fn box_corner_heights(w: &World, h: RobotHandle, part: usize) -> Vec<f32> {
+    use rcss3d::sim::model::ShapeDesc;
+    let Some(ShapeDesc::Box(size)) = w.robot_model(h).parts.get(part).and_then(|p| p.collider)
+    else {
+        return Vec::new();
+    };
+    let pose = w.part_pose(h, part);
+    (0..8)
+        .map(|i| {
+            let sign = |bit: usize| if i & bit == 0 { -0.5 } else { 0.5 };
+            let corner =
+                nalgebra::Point3::new(sign(1) * size.x, sign(2) * size.y, sign(4) * size.z);
+            (pose * corner).z
+        })
+        .collect()
+}

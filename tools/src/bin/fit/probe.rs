@@ -207,7 +207,6 @@ fn rise(cfg: &PhysicsConfig, trace: Option<(usize, usize)>) {
 /// many corners of its box are in the ground and how deep its lowest
 /// corner is (negative: in the ground).
 fn print_rise_row(w: &World, h: rcss3d::sim::world::RobotHandle, row: usize) {
-    use rcss3d::sim::model::ShapeDesc;
     let m = w.robot_model(h);
     let torso = w.part_pose(h, m.torso);
     let up = torso.rotation * Vector3::z();
@@ -217,20 +216,7 @@ fn print_rise_row(w: &World, h: rcss3d::sim::world::RobotHandle, row: usize) {
         .map(|s| {
             let pose = w.part_pose(h, s.part);
             let c = pose.translation.vector;
-            let corners: Vec<f32> = match m.parts[s.part].collider {
-                Some(ShapeDesc::Box(size)) => (0..8)
-                    .map(|i| {
-                        let sign = |bit: usize| if i & bit == 0 { -0.5 } else { 0.5 };
-                        let corner = nalgebra::Point3::new(
-                            sign(1) * size.x,
-                            sign(2) * size.y,
-                            sign(4) * size.z,
-                        );
-                        (pose * corner).z
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
+            let corners = rcss3d_tools::replay::box_corner_heights(w, h, s.part);
             let touching = corners.iter().filter(|z| **z <= 0.0).count();
             let lowest = corners.iter().copied().fold(f32::INFINITY, f32::min);
             format!(
